@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.c - keyword-table driven configuration parser.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void config_defaults(struct brute_config *cfg)
+{
+	const char *state = getenv("STATE_DIRECTORY");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->netlink_rcvbuf = 8 * 1024 * 1024;
+	correlate_config_defaults(&cfg->corr);
+	cfg->journal = true;
+	cfg->fwd.protocol = SIEM_NONE;
+	snprintf(cfg->fwd.port, sizeof(cfg->fwd.port), "514");
+	cfg->fwd.retry_min_ms = 1000;
+	cfg->fwd.retry_max_ms = 60000;
+	cfg->fwd.facility = LOG_AUTHPRIV;
+	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
+		cfg->fwd.hostname[0] = '\0';
+	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED;
+	/* StateDirectory= may list several; the first is ours */
+	if (state && *state && *state == '/') {
+		size_t n = strcspn(state, ":");
+
+		if (n < sizeof(cfg->spool_dir)) {
+			memcpy(cfg->spool_dir, state, n);
+			cfg->spool_dir[n] = '\0';
+		}
+	}
+	if (!cfg->spool_dir[0])
+		snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s", SPOOL_DEFAULT_DIR);
+	cfg->spool_max_size = 64 * 1024 * 1024;
+	cfg->spool_sync = true;
+	cfg->log_level = LOG_INFO;
+}
+
+/* ---- value parsers: return NULL or a problem description ---- */
+
+typedef const char *(*value_parser)(const char *v, struct brute_config *cfg);
+
+static const char *parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return "expected yes or no";
+	return NULL;
+}
+
+static const char *parse_num(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0)
+		return "expected a non-negative decimal number";
+	if (n < min || n > max)
+		return "number out of range";
+	*out = n;
+	return NULL;
+}
+
+/* 512, 64K, 8M, 1G (powers of 1024) */
+static const char *parse_size(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(v);
+	uint64_t mult = 1, x;
+
+	if (n == 0 || n >= sizeof(num))
+		return "expected a size like 512, 64K, 8M or 1G";
+	memcpy(num, v, n + 1);
+	switch (toupper((unsigned char)num[n - 1])) {
+	case 'K': mult = 1ull << 10; num[n - 1] = '\0'; break;
+	case 'M': mult = 1ull << 20; num[n - 1] = '\0'; break;
+	case 'G': mult = 1ull << 30; num[n - 1] = '\0'; break;
+	default: break;
+	}
+	if (parse_u64(num, &x) < 0)
+		return "expected a size like 512, 64K, 8M or 1G";
+	if (x > UINT64_MAX / mult || x * mult < min || x * mult > max)
+		return "size out of range";
+	*out = x * mult;
+	return NULL;
+}
+
+static const char *p_netlink_rcvbuf(const char *v, struct brute_config *c)
+{
+	return parse_size(v, 64 * 1024, 1ull << 30, &c->netlink_rcvbuf);
+}
+
+static const char *p_max_hierarchies(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 16, 16 * 1024 * 1024, &n);
+
+	if (!e)
+		c->corr.max_hierarchies = (size_t)n;
+	return e;
+}
+
+static const char *p_incident_idle(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 1, 30 * 86400, &n);
+
+	if (!e)
+		c->corr.incident_idle_ms = n * 1000;
+	return e;
+}
+
+static const char *p_hierarchy_idle(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 1, 365 * 86400, &n);
+
+	if (!e)
+		c->corr.hierarchy_idle_ms = n * 1000;
+	return e;
+}
+
+static const char *p_kill_coalesce(const char *v, struct brute_config *c)
+{
+	return parse_num(v, 0, 1000, &c->corr.kill_coalesce_ms);
+}
+
+static const char *p_boundary_entries(const char *v, struct brute_config *c)
+{
+	return parse_bool(v, &c->corr.boundary_entries);
+}
+
+static const char *p_journal(const char *v, struct brute_config *c)
+{
+	return parse_bool(v, &c->journal);
+}
+
+static const char *p_siem_protocol(const char *v, struct brute_config *c)
+{
+	if (!strcmp(v, "none"))
+		c->fwd.protocol = SIEM_NONE;
+	else if (!strcmp(v, "udp"))
+		c->fwd.protocol = SIEM_UDP;
+	else if (!strcmp(v, "tcp"))
+		c->fwd.protocol = SIEM_TCP;
+	else if (!strcmp(v, "json"))
+		c->fwd.protocol = SIEM_JSON;
+	else
+		return "expected none, udp, tcp or json";
+	return NULL;
+}
+
+static const char *p_siem_host(const char *v, struct brute_config *c)
+{
+	if (strlen(v) >= sizeof(c->fwd.host))
+		return "host name too long";
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".-:_%", *p))
+			return "not a host name or IP address";
+	snprintf(c->fwd.host, sizeof(c->fwd.host), "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_port(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 1, 65535, &n);
+
+	if (!e)
+		snprintf(c->fwd.port, sizeof(c->fwd.port), "%u", (unsigned)n);
+	return e;
+}
+
+static const char *p_siem_hostname(const char *v, struct brute_config *c)
+{
+	if (strlen(v) > 255)
+		return "longer than 255 characters";
+	for (const char *p = v; *p; p++)
+		if (*p <= 32 || *p >= 127)
+			return "only printable ASCII without spaces is allowed (RFC 5424)";
+	snprintf(c->fwd.hostname, sizeof(c->fwd.hostname), "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_facility(const char *v, struct brute_config *c)
+{
+	static const struct { const char *n; int f; } t[] = {
+		{ "kern", LOG_KERN }, { "user", LOG_USER }, { "daemon", LOG_DAEMON },
+		{ "auth", LOG_AUTH }, { "authpriv", LOG_AUTHPRIV }, { "syslog", LOG_SYSLOG },
+		{ "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 }, { "local2", LOG_LOCAL2 },
+		{ "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 }, { "local5", LOG_LOCAL5 },
+		{ "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(v, t[i].n)) {
+			c->fwd.facility = t[i].f;
+			return NULL;
+		}
+	return "expected a syslog facility name (authpriv, auth, daemon, local0..local7, ...)";
+}
+
+static const char *p_siem_kinds(const char *v, struct brute_config *c)
+{
+	char buf[128], *save = NULL, *tok;
+	unsigned m = 0;
+
+	if (strlen(v) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, v);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int k = entry_kind_from_name(tok);
+
+		if (k < 0)
+			return "expected a list of boundary, attack, kill, closed";
+		m |= 1u << k;
+	}
+	if (!m)
+		return "empty list";
+	c->siem_kinds = m;
+	return NULL;
+}
+
+static const char *p_siem_retry_min(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 1, 3600, &n);
+
+	if (!e)
+		c->fwd.retry_min_ms = n * 1000;
+	return e;
+}
+
+static const char *p_siem_retry_max(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 1, 86400, &n);
+
+	if (!e)
+		c->fwd.retry_max_ms = n * 1000;
+	return e;
+}
+
+static const char *p_spool_dir(const char *v, struct brute_config *c)
+{
+	if (v[0] != '/')
+		return "must be an absolute path";
+	if (strlen(v) >= sizeof(c->spool_dir) - 16)
+		return "path too long";
+	snprintf(c->spool_dir, sizeof(c->spool_dir), "%s", v);
+	return NULL;
+}
+
+static const char *p_spool_max_size(const char *v, struct brute_config *c)
+{
+	return parse_size(v, 64 * 1024, 1ull << 40, &c->spool_max_size);
+}
+
+static const char *p_spool_sync(const char *v, struct brute_config *c)
+{
+	return parse_bool(v, &c->spool_sync);
+}
+
+static const char *p_log_level(const char *v, struct brute_config *c)
+{
+	static const char *const n[] = { "emerg", "alert", "crit", "err", "warning",
+					 "notice", "info", "debug" };
+
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(v, n[i])) {
+			c->log_level = i;
+			return NULL;
+		}
+	return "expected err, warning, notice, info or debug";
+}
+
+static const struct kw {
+	const char *name;
+	value_parser parse;
+} keywords[] = {
+	{ "netlink_rcvbuf",		p_netlink_rcvbuf },
+	{ "max_hierarchies",		p_max_hierarchies },
+	{ "incident_idle_timeout",	p_incident_idle },
+	{ "hierarchy_idle_timeout",	p_hierarchy_idle },
+	{ "kill_coalesce_ms",		p_kill_coalesce },
+	{ "boundary_entries",		p_boundary_entries },
+	{ "journal",			p_journal },
+	{ "siem_protocol",		p_siem_protocol },
+	{ "siem_host",			p_siem_host },
+	{ "siem_port",			p_siem_port },
+	{ "siem_hostname",		p_siem_hostname },
+	{ "siem_facility",		p_siem_facility },
+	{ "siem_kinds",			p_siem_kinds },
+	{ "siem_retry_min",		p_siem_retry_min },
+	{ "siem_retry_max",		p_siem_retry_max },
+	{ "spool_dir",			p_spool_dir },
+	{ "spool_max_size",		p_spool_max_size },
+	{ "spool_sync",			p_spool_sync },
+	{ "log_level",			p_log_level },
+};
+
+static char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int parse_line(const char *name, unsigned lineno, char *line,
+		      struct brute_config *cfg, uint64_t *seen)
+{
+	char *eq, *key, *value, *hash;
+	const char *problem;
+	size_t i;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	line = strip(line);
+	if (!*line)
+		return 0;
+	eq = strchr(line, '=');
+	if (!eq) {
+		log_error("%s:%u: expected \"key = value\", got \"%s\"", name, lineno, line);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	key = strip(line);
+	value = strip(eq + 1);
+	for (i = 0; i < ARRAY_SIZE(keywords); i++)
+		if (!strcmp(keywords[i].name, key))
+			break;
+	if (i == ARRAY_SIZE(keywords)) {
+		log_error("%s:%u: unknown keyword \"%s\"", name, lineno, key);
+		return -EINVAL;
+	}
+	if (*seen & (1ull << i)) {
+		log_error("%s:%u: \"%s\" given more than once", name, lineno, key);
+		return -EINVAL;
+	}
+	*seen |= 1ull << i;
+	if (!*value) {
+		log_error("%s:%u: \"%s\" has no value", name, lineno, key);
+		return -EINVAL;
+	}
+	problem = keywords[i].parse(value, cfg);
+	if (problem) {
+		log_error("%s:%u: %s = \"%s\": %s", name, lineno, key, value, problem);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int validate(const char *name, const struct brute_config *cfg)
+{
+	int r = 0;
+
+	if (cfg->fwd.protocol != SIEM_NONE && !cfg->fwd.host[0]) {
+		log_error("%s: siem_protocol = %s needs siem_host", name,
+			  siem_protocol_name(cfg->fwd.protocol));
+		r = -EINVAL;
+	}
+	if (cfg->fwd.retry_min_ms > cfg->fwd.retry_max_ms) {
+		log_error("%s: siem_retry_min is larger than siem_retry_max", name);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+static int parse_stream(const char *name, FILE *f, struct brute_config *cfg)
+{
+	struct brute_config tmp = *cfg;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	uint64_t seen = 0;
+	int errors = 0;
+
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if (strlen(line) > 4096) {
+			log_error("%s:%u: line too long", name, lineno);
+			errors++;
+			continue;
+		}
+		if (parse_line(name, lineno, line, &tmp, &seen) < 0)
+			errors++;
+	}
+	free(line);
+	if (ferror(f)) {
+		log_error("%s: read error: %m", name);
+		return -EIO;
+	}
+	if (validate(name, &tmp) < 0)
+		errors++;
+	if (errors) {
+		log_error("%s: %d error%s, configuration not used", name, errors, errors == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	*cfg = tmp;
+	return 0;
+}
+
+int config_parse_string(const char *name, const char *text, struct brute_config *cfg)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r;
+
+	if (!f)
+		return -errno;
+	r = parse_stream(name, f, cfg);
+	fclose(f);
+	return r;
+}
+
+int config_load(const char *path, struct brute_config *cfg)
+{
+	struct stat st;
+	FILE *f;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_error("%s: not a regular file, refused", path);
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_uid != 0) {
+		log_error("%s: owned by uid %u, not root; refused", path, (unsigned)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_mode & S_IWOTH) {
+		log_error("%s: writable by everyone (mode %04o); refused", path,
+			  (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = parse_stream(path, f, cfg);
+	fclose(f);
+	return r;
+}

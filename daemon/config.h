@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.h - /etc/brute/reportd.conf: "key = value" lines, '#' comments.
+ */
+#ifndef BRUTE_CONFIG_H
+#define BRUTE_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "correlate.h"
+#include "forward.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/brute/reportd.conf"
+#define SPOOL_DEFAULT_DIR "/var/lib/brute-reportd"
+
+struct brute_config {
+	uint64_t netlink_rcvbuf;
+	struct correlate_config corr;
+	bool journal;
+	struct forward_config fwd;
+	unsigned siem_kinds;		/* bit per enum entry_kind */
+	char spool_dir[PATH_MAX];
+	uint64_t spool_max_size;
+	bool spool_sync;
+	int log_level;
+};
+
+void config_defaults(struct brute_config *cfg);
+/*
+ * Load path over the defaults in *cfg.  Every bad line is logged as
+ * "path:line: problem"; any error makes the whole file rejected (-EINVAL)
+ * and *cfg is left untouched.  A file not owned by root or writable by
+ * others is refused (-EPERM).  -ENOENT if it does not exist.
+ */
+int config_load(const char *path, struct brute_config *cfg);
+/* Load from a string (tests); name is used in messages. */
+int config_parse_string(const char *name, const char *text, struct brute_config *cfg);
+
+#endif

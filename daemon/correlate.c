@@ -1,0 +1,797 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * correlate.c - hierarchy table (hash + LRU lists), incidents, entries.
+ */
+#include "correlate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define PERIODS_KEPT	16	/* recent crash periods kept per incident */
+#define KILLS_KEPT	256	/* killed tasks kept per incident (all are counted) */
+#define PIDS_LISTED	64	/* pids listed in one entry */
+
+struct kill_task {
+	uint32_t pid, uid, auid, ses;
+	char comm[32];
+	char *exe;
+};
+
+struct incident {
+	uint64_t opened_usec, last_usec;
+	uint64_t crashes, faults, ema_ms;
+	uint64_t min_period_ms, max_period_ms;
+	uint64_t periods[PERIODS_KEPT];
+	uint64_t n_periods;
+	uint64_t last_origin;
+
+	unsigned attacks;
+	int attack_type, speed, action, mode;
+	uint64_t attack_faults, attack_ema_ms, threshold_ms, max_faults;
+
+	struct kill_task *kills;
+	size_t n_kills_kept, cap_kills;
+	uint64_t n_kills;		/* all kills, including those not kept */
+	uint64_t kills_reported;	/* kills already in an entry */
+	size_t group_first;		/* first kept kill of the pending group */
+	uint64_t kill_deadline;
+	char kill_audit_id[48];
+};
+
+struct hier {
+	uint64_t id;
+	struct hier *hnext;
+	struct hier *prev, *next;	/* plain or incident LRU list */
+	struct hier *kprev, *knext;	/* pending kill groups, by deadline */
+	bool kill_pending;
+	uint64_t last_ms;
+	uint64_t exec_parent;
+	unsigned boundaries;
+	bool has_subject;
+	uint32_t pid, uid, auid;
+	char comm[32];
+	char *exe;
+	struct incident *inc;
+};
+
+struct list {
+	struct hier *head, *tail;
+	size_t n;
+};
+
+struct correlate {
+	struct correlate_config cfg;
+	correlate_emit_cb emit;
+	void *userdata;
+	struct hier **buckets;
+	size_t n_buckets;
+	struct list plain, incidents;
+	struct hier *khead, *ktail;
+	uint64_t last_record_usec;
+	struct correlate_stats stats;
+};
+
+void correlate_config_defaults(struct correlate_config *cfg)
+{
+	cfg->max_hierarchies = 131072;
+	cfg->incident_idle_ms = 600 * 1000;
+	cfg->hierarchy_idle_ms = 24 * 3600 * 1000ull;
+	cfg->kill_coalesce_ms = 10;
+	cfg->boundary_entries = true;
+	cfg->record_time = false;
+}
+
+/* ---- lists ---- */
+
+static void list_remove(struct list *l, struct hier *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		l->head = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	else
+		l->tail = h->prev;
+	h->prev = h->next = NULL;
+	l->n--;
+}
+
+static void list_append(struct list *l, struct hier *h)
+{
+	h->next = NULL;
+	h->prev = l->tail;
+	if (l->tail)
+		l->tail->next = h;
+	else
+		l->head = h;
+	l->tail = h;
+	l->n++;
+}
+
+static struct list *list_of(struct correlate *c, struct hier *h)
+{
+	return h->inc ? &c->incidents : &c->plain;
+}
+
+static void kill_list_remove(struct correlate *c, struct hier *h)
+{
+	if (!h->kill_pending)
+		return;
+	if (h->kprev)
+		h->kprev->knext = h->knext;
+	else
+		c->khead = h->knext;
+	if (h->knext)
+		h->knext->kprev = h->kprev;
+	else
+		c->ktail = h->kprev;
+	h->kprev = h->knext = NULL;
+	h->kill_pending = false;
+}
+
+static void kill_list_append(struct correlate *c, struct hier *h)
+{
+	kill_list_remove(c, h);
+	h->knext = NULL;
+	h->kprev = c->ktail;
+	if (c->ktail)
+		c->ktail->knext = h;
+	else
+		c->khead = h;
+	c->ktail = h;
+	h->kill_pending = true;
+}
+
+/* ---- hash ---- */
+
+static size_t hash_u64(uint64_t x, size_t n_buckets)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (size_t)(x & (n_buckets - 1));
+}
+
+static struct hier *hash_find(struct correlate *c, uint64_t id)
+{
+	struct hier *h;
+
+	for (h = c->buckets[hash_u64(id, c->n_buckets)]; h; h = h->hnext)
+		if (h->id == id)
+			return h;
+	return NULL;
+}
+
+static void hash_grow(struct correlate *c)
+{
+	size_t n = c->n_buckets * 2;
+	struct hier **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return;	/* keep the old table; chains just get longer */
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct hier *h = c->buckets[i], *next;
+
+		for (; h; h = next) {
+			size_t k = hash_u64(h->id, n);
+
+			next = h->hnext;
+			h->hnext = b[k];
+			b[k] = h;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->n_buckets = n;
+}
+
+static void hash_remove(struct correlate *c, struct hier *h)
+{
+	struct hier **p = &c->buckets[hash_u64(h->id, c->n_buckets)];
+
+	for (; *p; p = &(*p)->hnext)
+		if (*p == h) {
+			*p = h->hnext;
+			return;
+		}
+}
+
+/* ---- helpers ---- */
+
+static uint64_t record_usec(const struct brute_record *r)
+{
+	return r->sec * 1000000 + (uint64_t)r->milli * 1000;
+}
+
+static void audit_id(const struct brute_record *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu.%03u:%lu", (unsigned long long)r->sec, r->milli, r->serial);
+}
+
+static uint64_t close_time_usec(struct correlate *c)
+{
+	return c->cfg.record_time ? c->last_record_usec : now_realtime_usec();
+}
+
+static void emit(struct correlate *c, struct entry *e)
+{
+	c->stats.entries++;
+	c->emit(e, c->userdata);
+	entry_free(e);
+}
+
+static void set_subject(struct hier *h, const struct brute_subject *s)
+{
+	char *exe;
+
+	if (!s->present)
+		return;
+	if (!h->exe || strcmp(h->exe, s->exe) != 0) {
+		exe = strdup(s->exe);
+		if (!exe)
+			return;
+		free(h->exe);
+		h->exe = exe;
+	}
+	h->has_subject = true;
+	h->pid = s->pid;
+	h->uid = s->uid;
+	h->auid = s->auid;
+	strtcpy(h->comm, s->comm, sizeof(h->comm));
+}
+
+/* 64-bit ids are strings: JSON consumers lose precision above 2^53 */
+static void add_id(struct entry *e, const char *name, uint64_t id)
+{
+	entry_addf(e, name, "%llu", (unsigned long long)id);
+}
+
+static void add_subject(struct entry *e, const struct brute_subject *s)
+{
+	entry_add_u64(e, "PID", s->pid);
+	entry_add_u64(e, "UID", s->uid);
+	entry_add_u64(e, "EUID", s->euid);
+	entry_add_u64(e, "AUID", s->auid);
+	entry_add_u64(e, "SES", s->ses);
+	entry_add(e, "COMM", s->comm);
+	entry_add(e, "EXE", s->exe);
+}
+
+static void add_hier_subject(struct entry *e, const struct hier *h)
+{
+	if (!h->has_subject)
+		return;
+	entry_add_u64(e, "PID", h->pid);
+	entry_add_u64(e, "UID", h->uid);
+	entry_add_u64(e, "AUID", h->auid);
+	entry_add(e, "COMM", h->comm);
+	entry_add(e, "EXE", h->exe ? h->exe : "");
+}
+
+static void add_boundaries(struct entry *e, const char *name, unsigned mask)
+{
+	char buf[64];
+
+	boundaries_to_list(mask, buf, sizeof(buf));
+	entry_add(e, name, buf);
+}
+
+static void add_periods(struct entry *e, const struct incident *inc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t n = inc->n_periods < PERIODS_KEPT ? inc->n_periods : PERIODS_KEPT;
+
+	for (uint64_t i = inc->n_periods - n; i < inc->n_periods; i++)
+		sb_printf(&sb, "%s%llu", sb.len ? "," : "",
+			  (unsigned long long)inc->periods[i % PERIODS_KEPT]);
+	if (n)
+		entry_add(e, "PERIODS_MS", sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void free_incident(struct incident *inc)
+{
+	if (!inc)
+		return;
+	for (size_t i = 0; i < inc->n_kills_kept; i++)
+		free(inc->kills[i].exe);
+	free(inc->kills);
+	free(inc);
+}
+
+/* ---- entries ---- */
+
+static void emit_kills(struct correlate *c, struct hier *h)
+{
+	struct incident *inc = h->inc;
+	struct strbuf pids = STRBUF_INIT, task = STRBUF_INIT;
+	struct entry e;
+	uint64_t n;
+	size_t listed = 0;
+
+	kill_list_remove(c, h);
+	if (!inc || inc->n_kills == inc->kills_reported)
+		return;
+	n = inc->n_kills - inc->kills_reported;
+
+	entry_init(&e, ENTRY_KILL, LOG_CRIT, inc->last_usec);
+	add_id(&e, "HIERARCHY", h->id);
+	if (inc->attacks) {
+		entry_add(&e, "ATTACK_TYPE", attack_name(inc->attack_type));
+		entry_add(&e, "ACTION", action_name(inc->action));
+	}
+	entry_add_u64(&e, "KILLED_COUNT", n);
+	for (size_t i = inc->group_first; i < inc->n_kills_kept && listed < PIDS_LISTED; i++, listed++)
+		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
+	entry_add(&e, "KILLED_PIDS", sb_str(&pids));
+	for (size_t i = inc->group_first; i < inc->n_kills_kept && i - inc->group_first < PIDS_LISTED; i++) {
+		const struct kill_task *k = &inc->kills[i];
+
+		sb_reset(&task);
+		sb_printf(&task, "pid=%u uid=%u auid=%u ses=%u comm=", k->pid, k->uid, k->auid, k->ses);
+		audit_untrusted_encode(&task, k->comm);
+		sb_puts(&task, " exe=");
+		audit_untrusted_encode(&task, k->exe ? k->exe : "");
+		entry_add(&e, "KILLED_TASK", sb_str(&task));
+	}
+	if (inc->group_first < inc->n_kills_kept) {
+		const struct kill_task *k = &inc->kills[inc->group_first];
+
+		entry_add_u64(&e, "UID", k->uid);
+		entry_add_u64(&e, "AUID", k->auid);
+		entry_add(&e, "COMM", k->comm);
+		entry_add(&e, "EXE", k->exe ? k->exe : "");
+		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu (%s) after %s brute force attack: pids %s%s",
+				  (unsigned long long)n, n == 1 ? "" : "s",
+				  (unsigned long long)h->id, k->exe ? k->exe : "?",
+				  !inc->attacks ? "a" : inc->attack_type == ATTACK_EXEC ? "an exec" : "a fork",
+				  sb_str(&pids), n > listed ? ",..." : "");
+	} else {
+		entry_set_message(&e, "Killed %llu tasks of hierarchy %llu (not all listed)",
+				  (unsigned long long)n, (unsigned long long)h->id);
+	}
+	if (inc->kill_audit_id[0])
+		entry_add(&e, "AUDIT_ID", inc->kill_audit_id);
+	inc->kills_reported = inc->n_kills;
+	inc->group_first = inc->n_kills_kept;
+	inc->kill_audit_id[0] = '\0';
+	sb_free(&pids);
+	sb_free(&task);
+	emit(c, &e);
+}
+
+static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
+			const struct brute_record *dealloc, uint64_t ts_usec)
+{
+	struct incident *inc = h->inc;
+	struct strbuf pids = STRBUF_INIT;
+	struct entry e;
+
+	entry_init(&e, ENTRY_CLOSED, inc->attacks ? LOG_NOTICE : LOG_INFO, ts_usec);
+	add_id(&e, "HIERARCHY", h->id);
+	entry_add(&e, "CLOSE_REASON", reason);
+	entry_add_u64(&e, "DURATION_MS", (inc->last_usec - inc->opened_usec) / 1000);
+	entry_add_u64(&e, "CRASHES", inc->crashes);
+	entry_add_u64(&e, "FAULTS", inc->faults);
+	entry_add_u64(&e, "EMA_MS", inc->ema_ms);
+	if (inc->n_periods) {
+		entry_add_u64(&e, "MIN_PERIOD_MS", inc->min_period_ms);
+		entry_add_u64(&e, "MAX_PERIOD_MS", inc->max_period_ms);
+	}
+	add_periods(&e, inc);
+	entry_add_u64(&e, "ATTACKS", inc->attacks);
+	if (inc->attacks) {
+		entry_add(&e, "ATTACK_TYPE", attack_name(inc->attack_type));
+		entry_add(&e, "SPEED", speed_name(inc->speed));
+		entry_add(&e, "ACTION", action_name(inc->action));
+	}
+	entry_add_u64(&e, "KILLED_COUNT", inc->n_kills);
+	for (size_t i = 0; i < inc->n_kills_kept && i < PIDS_LISTED; i++)
+		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
+	if (inc->n_kills)
+		entry_add(&e, "KILLED_PIDS", sb_str(&pids));
+	add_boundaries(&e, "BOUNDARIES", h->boundaries);
+	if (h->exec_parent)
+		add_id(&e, "EXEC_PARENT", h->exec_parent);
+	add_hier_subject(&e, h);
+	if (dealloc) {
+		char id[48];
+
+		entry_add_u64(&e, "KERNEL_FAULTS", dealloc->faults);
+		entry_add_u64(&e, "KERNEL_ATTACKS", dealloc->attacks);
+		entry_add_u64(&e, "KERNEL_KILLED", dealloc->killed);
+		audit_id(dealloc, id, sizeof(id));
+		entry_add(&e, "AUDIT_ID", id);
+	}
+	entry_set_message(&e, "Brute incident on hierarchy %llu (%s) closed (%s): %llu crash%s, %u attack%s, %llu task%s killed",
+			  (unsigned long long)h->id, h->exe ? h->exe : "?", reason,
+			  (unsigned long long)inc->crashes, inc->crashes == 1 ? "" : "es",
+			  inc->attacks, inc->attacks == 1 ? "" : "s",
+			  (unsigned long long)inc->n_kills, inc->n_kills == 1 ? "" : "s");
+	sb_free(&pids);
+	emit(c, &e);
+}
+
+/* Close the incident (if any); the hierarchy stays tracked. */
+static void close_incident(struct correlate *c, struct hier *h, const char *reason,
+			   const struct brute_record *dealloc, uint64_t ts_usec)
+{
+	if (!h->inc)
+		return;
+	emit_kills(c, h);
+	emit_closed(c, h, reason, dealloc, ts_usec);
+	list_remove(&c->incidents, h);
+	free_incident(h->inc);
+	h->inc = NULL;
+	list_append(&c->plain, h);
+	c->stats.closed++;
+	c->stats.incidents--;
+}
+
+static void drop_hier(struct correlate *c, struct hier *h)
+{
+	kill_list_remove(c, h);
+	list_remove(list_of(c, h), h);
+	hash_remove(c, h);
+	if (h->inc)
+		c->stats.incidents--;
+	free_incident(h->inc);
+	free(h->exe);
+	free(h);
+	c->stats.hierarchies--;
+}
+
+static void evict_one(struct correlate *c)
+{
+	struct hier *h = c->plain.head;
+
+	if (!h) {
+		h = c->incidents.head;
+		if (!h)
+			return;
+		close_incident(c, h, "evicted", NULL, close_time_usec(c));
+	}
+	drop_hier(c, h);
+	c->stats.evictions++;
+}
+
+static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
+{
+	struct hier *h = hash_find(c, id);
+	size_t k;
+
+	if (h) {
+		struct list *l = list_of(c, h);
+
+		list_remove(l, h);
+		list_append(l, h);
+		h->last_ms = now_ms;
+		return h;
+	}
+	while (c->stats.hierarchies >= c->cfg.max_hierarchies && c->stats.hierarchies > 0)
+		evict_one(c);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->id = id;
+	h->last_ms = now_ms;
+	if (c->stats.hierarchies >= c->n_buckets)
+		hash_grow(c);
+	k = hash_u64(id, c->n_buckets);
+	h->hnext = c->buckets[k];
+	c->buckets[k] = h;
+	list_append(&c->plain, h);
+	c->stats.hierarchies++;
+	return h;
+}
+
+static struct incident *open_incident(struct correlate *c, struct hier *h, uint64_t usec)
+{
+	if (h->inc)
+		return h->inc;
+	h->inc = calloc(1, sizeof(*h->inc));
+	if (!h->inc)
+		return NULL;
+	h->inc->opened_usec = h->inc->last_usec = usec;
+	list_remove(&c->plain, h);
+	list_append(&c->incidents, h);
+	c->stats.opened++;
+	c->stats.incidents++;
+	return h->inc;
+}
+
+static void on_boundary(struct correlate *c, struct hier *h, const struct brute_record *r)
+{
+	char id[48];
+	struct entry e;
+	bool first = !(h->boundaries & r->boundary);
+
+	h->boundaries |= r->boundary;
+	set_subject(h, &r->subj);
+	if (!first || !c->cfg.boundary_entries)
+		return;
+
+	entry_init(&e, ENTRY_BOUNDARY, LOG_INFO, record_usec(r));
+	add_id(&e, "HIERARCHY", h->id);
+	add_boundaries(&e, "BOUNDARY", r->boundary);
+	add_boundaries(&e, "BOUNDARIES", h->boundaries);
+	entry_add_u64(&e, "OLD_UID", r->old_uid);
+	entry_add_u64(&e, "OLD_EUID", r->old_euid);
+	add_subject(&e, &r->subj);
+	if (h->exec_parent)
+		add_id(&e, "EXEC_PARENT", h->exec_parent);
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	entry_set_message(&e, "Hierarchy %llu crossed a %s boundary: pid %u (%s, %s) uid %u euid %u, was uid %u euid %u",
+			  (unsigned long long)h->id, entry_get(&e, "BOUNDARY"),
+			  r->subj.pid, r->subj.comm, r->subj.exe, r->subj.uid,
+			  r->subj.euid, r->old_uid, r->old_euid);
+	emit(c, &e);
+}
+
+static void on_crash(struct correlate *c, struct hier *h, const struct brute_record *r)
+{
+	struct incident *inc = open_incident(c, h, record_usec(r));
+
+	if (!inc)
+		return;
+	inc->last_usec = record_usec(r);
+	inc->crashes++;
+	inc->faults = r->faults;
+	inc->ema_ms = r->ema_ms;
+	inc->last_origin = r->origin;
+	/* the first crash of a hierarchy has no period yet (period_ms=0) */
+	if (r->faults > 1 || r->period_ms) {
+		if (!inc->n_periods || r->period_ms < inc->min_period_ms)
+			inc->min_period_ms = r->period_ms;
+		if (r->period_ms > inc->max_period_ms)
+			inc->max_period_ms = r->period_ms;
+		inc->periods[inc->n_periods % PERIODS_KEPT] = r->period_ms;
+		inc->n_periods++;
+	}
+	if (r->origin == r->hierarchy)
+		set_subject(h, &r->subj);
+}
+
+static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r)
+{
+	struct incident *inc = open_incident(c, h, record_usec(r));
+	struct hier *origin;
+	struct entry e;
+	char id[48];
+
+	if (!inc)
+		return;
+	inc->last_usec = record_usec(r);
+	inc->attacks++;
+	inc->attack_type = r->attack;
+	inc->speed = r->speed;
+	inc->action = r->action;
+	inc->mode = r->mode;
+	inc->attack_faults = r->faults;
+	inc->attack_ema_ms = r->ema_ms;
+	inc->threshold_ms = r->threshold_ms;
+	inc->max_faults = r->max_faults;
+	inc->ema_ms = r->ema_ms;
+	if (r->faults > inc->faults)
+		inc->faults = r->faults;
+	c->stats.attacks++;
+
+	entry_init(&e, ENTRY_ATTACK, LOG_ALERT, record_usec(r));
+	add_id(&e, "HIERARCHY", h->id);
+	add_id(&e, "ORIGIN", r->origin);
+	entry_add(&e, "ATTACK_TYPE", attack_name(r->attack));
+	entry_add(&e, "SPEED", speed_name(r->speed));
+	entry_add_u64(&e, "FAULTS", r->faults);
+	entry_add_u64(&e, "EMA_MS", r->ema_ms);
+	entry_add_u64(&e, "THRESHOLD_MS", r->threshold_ms);
+	entry_add_u64(&e, "MAX_FAULTS", r->max_faults);
+	entry_add_u64(&e, "MODE", (uint64_t)r->mode);
+	entry_add(&e, "ACTION", action_name(r->action));
+	add_subject(&e, &r->subj);
+	/* EXEC_PARENT: the exec parent of the crashing (origin) hierarchy */
+	if (r->attack == ATTACK_EXEC) {
+		add_id(&e, "EXEC_PARENT", h->id);
+	} else if (h->exec_parent) {
+		add_id(&e, "EXEC_PARENT", h->exec_parent);
+	}
+	add_boundaries(&e, "BOUNDARIES", h->boundaries);
+	if (r->origin != h->id && (origin = hash_find(c, r->origin)))
+		add_boundaries(&e, "ORIGIN_BOUNDARIES", origin->boundaries);
+	entry_add_u64(&e, "CRASHES", inc->crashes);
+	add_periods(&e, inc);
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	entry_set_message(&e, "%s brute force attack detected on hierarchy %llu: pid %u (%s, %s) uid %u auid %u, %llu faults, EMA %llu ms (threshold %llu ms, %s); action: %s",
+			  r->attack == ATTACK_EXEC ? "Exec" : "Fork",
+			  (unsigned long long)h->id, r->subj.pid, r->subj.comm, r->subj.exe,
+			  r->subj.uid, r->subj.auid, (unsigned long long)r->faults,
+			  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
+			  speed_name(r->speed), action_name(r->action));
+	emit(c, &e);
+}
+
+static void on_kill(struct correlate *c, struct hier *h, const struct brute_record *r, uint64_t now_ms)
+{
+	struct incident *inc = open_incident(c, h, record_usec(r));
+
+	if (!inc)
+		return;
+	inc->last_usec = record_usec(r);
+	if (inc->n_kills == inc->kills_reported)
+		audit_id(r, inc->kill_audit_id, sizeof(inc->kill_audit_id));
+	inc->n_kills++;
+	c->stats.kills++;
+	if (inc->n_kills_kept < KILLS_KEPT) {
+		struct kill_task *k;
+
+		if (inc->n_kills_kept == inc->cap_kills) {
+			size_t ncap = inc->cap_kills ? inc->cap_kills * 2 : 8;
+
+			k = realloc(inc->kills, ncap * sizeof(*k));
+			if (!k)
+				goto deadline;
+			inc->kills = k;
+			inc->cap_kills = ncap;
+		}
+		k = &inc->kills[inc->n_kills_kept];
+		k->pid = r->opid;
+		k->uid = r->ouid;
+		k->auid = r->oauid;
+		k->ses = r->oses;
+		strtcpy(k->comm, r->ocomm, sizeof(k->comm));
+		k->exe = strdup(r->oexe);
+		inc->n_kills_kept++;
+	}
+deadline:
+	inc->kill_deadline = now_ms + c->cfg.kill_coalesce_ms;
+	kill_list_append(c, h);
+}
+
+int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	struct hier *h;
+
+	c->last_record_usec = record_usec(r);
+	if (r->type == BRUTE_TYPE_CONFIG) {
+		c->stats.config_changes++;
+		log_notice("brute tunable %s changed from %llu to %llu by pid %u uid %u auid %u (%s)",
+			   r->tunable, (unsigned long long)r->old_value,
+			   (unsigned long long)r->new_value, r->subj.pid, r->subj.uid,
+			   r->subj.auid, r->subj.exe);
+		return 0;
+	}
+
+	if (r->type == BRUTE_TYPE_HIERARCHY && r->status == HIER_DEALLOCATED) {
+		h = hash_find(c, r->hierarchy);
+		if (!h)
+			return 0;
+		if (!h->boundaries)
+			h->boundaries = r->boundaries;
+		close_incident(c, h, "deallocated", r, record_usec(r));
+		drop_hier(c, h);
+		return 0;
+	}
+
+	h = get_hier(c, r->hierarchy, now_ms);
+	if (!h)
+		return -ENOMEM;
+	/* any other record of the hierarchy ends a pending group of kills */
+	if (r->type != BRUTE_TYPE_KILL && h->kill_pending)
+		emit_kills(c, h);
+
+	switch (r->type) {
+	case BRUTE_TYPE_HIERARCHY:
+		h->exec_parent = r->exec_parent;
+		set_subject(h, &r->subj);
+		break;
+	case BRUTE_TYPE_BOUNDARY:
+		on_boundary(c, h, r);
+		break;
+	case BRUTE_TYPE_CRASH:
+		on_crash(c, h, r);
+		break;
+	case BRUTE_TYPE_ATTACK:
+		on_attack(c, h, r);
+		break;
+	case BRUTE_TYPE_KILL:
+		on_kill(c, h, r, now_ms);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void correlate_tick(struct correlate *c, uint64_t now_ms)
+{
+	struct hier *h;
+
+	while ((h = c->khead) && h->inc && h->inc->kill_deadline <= now_ms)
+		emit_kills(c, h);
+	while ((h = c->incidents.head) && now_ms - h->last_ms >= c->cfg.incident_idle_ms &&
+	       now_ms >= h->last_ms) {
+		close_incident(c, h, "idle", NULL, close_time_usec(c));
+	}
+	while ((h = c->plain.head) && now_ms >= h->last_ms &&
+	       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
+		drop_hier(c, h);
+		c->stats.expired++;
+	}
+}
+
+uint64_t correlate_next_deadline(const struct correlate *c)
+{
+	uint64_t d = UINT64_MAX;
+
+	if (c->khead && c->khead->inc)
+		d = c->khead->inc->kill_deadline;
+	if (c->incidents.head && c->incidents.head->last_ms + c->cfg.incident_idle_ms < d)
+		d = c->incidents.head->last_ms + c->cfg.incident_idle_ms;
+	if (c->plain.head && c->plain.head->last_ms + c->cfg.hierarchy_idle_ms < d)
+		d = c->plain.head->last_ms + c->cfg.hierarchy_idle_ms;
+	return d;
+}
+
+void correlate_close_all(struct correlate *c, const char *reason)
+{
+	while (c->khead)
+		emit_kills(c, c->khead);
+	while (c->incidents.head)
+		close_incident(c, c->incidents.head, reason, NULL, close_time_usec(c));
+}
+
+struct correlate *correlate_new(const struct correlate_config *cfg,
+				correlate_emit_cb emit_cb, void *userdata)
+{
+	struct correlate *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cfg = *cfg;
+	if (c->cfg.max_hierarchies == 0)
+		c->cfg.max_hierarchies = 1;
+	c->n_buckets = 1024;
+	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
+	if (!c->buckets) {
+		free(c);
+		return NULL;
+	}
+	c->emit = emit_cb;
+	c->userdata = userdata;
+	return c;
+}
+
+void correlate_set_config(struct correlate *c, const struct correlate_config *cfg, uint64_t now_ms)
+{
+	c->cfg = *cfg;
+	if (c->cfg.max_hierarchies == 0)
+		c->cfg.max_hierarchies = 1;
+	while (c->stats.hierarchies > c->cfg.max_hierarchies)
+		evict_one(c);
+	correlate_tick(c, now_ms);
+}
+
+void correlate_free(struct correlate *c)
+{
+	if (!c)
+		return;
+	while (c->plain.head)
+		drop_hier(c, c->plain.head);
+	while (c->incidents.head)
+		drop_hier(c, c->incidents.head);
+	free(c->buckets);
+	free(c);
+}
+
+const struct correlate_stats *correlate_get_stats(const struct correlate *c)
+{
+	return &c->stats;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * correlate.h - per-hierarchy state and incidents.
+ *
+ * A hierarchy is tracked from the first record naming it.  An incident
+ * opens at its first counted crash (BRUTE_CRASH), raises an alert at the
+ * attack (BRUTE_ATTACK), collects the killed tasks (BRUTE_KILL, reported
+ * as one entry once no further kill arrives for kill_coalesce_ms), and
+ * closes with a summary at the hierarchy's deallocation, after
+ * incident_idle_ms without records, on eviction, or at shutdown.
+ *
+ * The table is bounded by max_hierarchies.  When full, the least recently
+ * active hierarchy without an incident is evicted; only if every tracked
+ * hierarchy has an open incident is the least recently active incident
+ * closed (reason "evicted").  Evictions are counted.
+ *
+ * Time ("now_ms") is whatever clock the caller uses consistently: the
+ * monotonic clock when live, record time when replaying a log.
+ */
+#ifndef BRUTE_CORRELATE_H
+#define BRUTE_CORRELATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "entry.h"
+#include "record.h"
+
+struct correlate_config {
+	size_t max_hierarchies;
+	uint64_t incident_idle_ms;
+	uint64_t hierarchy_idle_ms;
+	uint64_t kill_coalesce_ms;
+	bool boundary_entries;	/* emit an entry the first time a kind is crossed */
+	bool record_time;	/* entry timestamps of non-record events from record time */
+};
+
+void correlate_config_defaults(struct correlate_config *cfg);
+
+struct correlate_stats {
+	uint64_t hierarchies;	/* currently tracked */
+	uint64_t incidents;	/* currently open */
+	uint64_t opened, closed, attacks, kills, evictions, expired, entries;
+	uint64_t config_changes;
+};
+
+/* The entry is owned by the correlator and freed after the call. */
+typedef void (*correlate_emit_cb)(const struct entry *e, void *userdata);
+
+struct correlate;
+
+struct correlate *correlate_new(const struct correlate_config *cfg,
+				correlate_emit_cb emit, void *userdata);
+void correlate_free(struct correlate *c);
+/* New limits apply at once (a lower cap evicts). */
+void correlate_set_config(struct correlate *c, const struct correlate_config *cfg, uint64_t now_ms);
+
+int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t now_ms);
+/* Expire idle state and emit coalesced kill entries that are due. */
+void correlate_tick(struct correlate *c, uint64_t now_ms);
+/* Earliest now_ms at which correlate_tick has work, UINT64_MAX if none. */
+uint64_t correlate_next_deadline(const struct correlate *c);
+/* Emit pending kills and close every open incident with the given reason. */
+void correlate_close_all(struct correlate *c, const char *reason);
+
+const struct correlate_stats *correlate_get_stats(const struct correlate *c);
+
+#endif

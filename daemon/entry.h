@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * entry.h - one operator-facing entry (boundary crossed, attack detected,
+ * tasks killed, incident closed) as produced by the correlator and
+ * rendered by the journal, SIEM and text outputs.
+ *
+ * Field names are stored without the BRUTE_ prefix, in upper case
+ * ("HIERARCHY"); each output adds its own spelling.  A name may repeat
+ * (KILLED_TASK, one per killed task).
+ */
+#ifndef BRUTE_ENTRY_H
+#define BRUTE_ENTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+enum entry_kind {
+	ENTRY_BOUNDARY,
+	ENTRY_ATTACK,
+	ENTRY_KILL,
+	ENTRY_CLOSED,
+	_ENTRY_KIND_MAX,
+};
+
+struct entry_field {
+	char *name;
+	char *value;
+	bool numeric;	/* value is a decimal number (JSON emits it unquoted) */
+};
+
+struct entry {
+	enum entry_kind kind;
+	int priority;			/* syslog level, LOG_ALERT ... LOG_DEBUG */
+	uint64_t timestamp_usec;	/* time of the audit record that triggered it */
+	char *message;			/* human readable, one line */
+	struct entry_field *fields;
+	size_t n_fields;
+	size_t cap_fields;
+};
+
+const char *entry_kind_name(enum entry_kind kind);	/* "attack" */
+const char *entry_kind_msgid(enum entry_kind kind);	/* RFC 5424 MSGID "ATTACK" */
+const char *entry_kind_message_id(enum entry_kind kind); /* journal 128-bit id, hex */
+int entry_kind_from_name(const char *name);
+
+void entry_init(struct entry *e, enum entry_kind kind, int priority, uint64_t ts_usec);
+void entry_free(struct entry *e);
+int entry_set_message(struct entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int entry_add(struct entry *e, const char *name, const char *value);
+int entry_add_u64(struct entry *e, const char *name, uint64_t value);
+int entry_addf(struct entry *e, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* First value of a field or NULL. */
+const char *entry_get(const struct entry *e, const char *name);
+size_t entry_count(const struct entry *e, const char *name);
+
+/*
+ * Neutral on-disk form used by the spool: a version byte, then
+ * NUL-terminated "K=kind", "P=prio", "T=usec", "M=message" and
+ * "F<name>=value" / "N<name>=value" items.  Values never contain NUL.
+ */
+int entry_serialize(const struct entry *e, struct strbuf *out);
+int entry_deserialize(const char *data, size_t len, struct entry *e);
+
+#endif

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * forward.c - connection state machine, framing and acknowledgement.
+ */
+#include "forward.h"
+
+#include <errno.h>
+#include <linux/sockios.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define INFLIGHT_MAX	1024
+#define ACK_POLL_MS	20
+
+enum fstate { F_DOWN, F_CONNECTING, F_UP };
+
+struct inflight {
+	uint64_t end_pos;	/* spool position after this message */
+	uint64_t end_bytes;	/* connection byte count after this message */
+};
+
+struct forward {
+	struct forward_config cfg;
+	struct siem_format fmt;
+	struct spool *spool;
+	enum fstate state;
+	int fd;
+	uint64_t retry_at, backoff;
+	bool outage_logged;
+
+	uint64_t send_pos;
+	struct strbuf cur;	/* wire bytes of the message being written */
+	size_t cur_off;
+	uint64_t cur_end_pos;
+	bool blocked;		/* last write hit EAGAIN */
+
+	struct inflight ring[INFLIGHT_MAX];
+	size_t ring_start, ring_n;
+	uint64_t written;
+
+	struct strbuf scratch;
+	struct forward_stats stats;
+};
+
+struct forward *forward_new(const struct forward_config *cfg, struct spool *spool)
+{
+	struct forward *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->cfg = *cfg;
+	f->fmt.hostname = f->cfg.hostname;
+	f->fmt.app_name = "brute-reportd";
+	f->fmt.pid = (int)getpid();
+	f->fmt.facility = f->cfg.facility;
+	f->spool = spool;
+	f->fd = -1;
+	f->backoff = cfg->retry_min_ms;
+	f->send_pos = spool_head(spool);
+	return f;
+}
+
+static void close_conn(struct forward *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->state = F_DOWN;
+	f->stats.connected = false;
+	f->send_pos = spool_head(f->spool);
+	sb_reset(&f->cur);
+	f->cur_off = 0;
+	f->blocked = false;
+	f->ring_start = f->ring_n = 0;
+	f->written = 0;
+}
+
+void forward_free(struct forward *f)
+{
+	if (!f)
+		return;
+	close_conn(f);
+	sb_free(&f->cur);
+	sb_free(&f->scratch);
+	free(f);
+}
+
+static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
+{
+	f->stats.failures++;
+	if (!f->outage_logged) {
+		log_warning("SIEM receiver %s:%s (%s): %s: %s; spooling, will retry",
+			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
+			    what, err ? strerror(err) : "connection closed");
+		f->outage_logged = true;
+	}
+	close_conn(f);
+	f->retry_at = now_ms + f->backoff;
+	f->backoff = f->backoff * 2 > f->cfg.retry_max_ms ? f->cfg.retry_max_ms : f->backoff * 2;
+}
+
+static void start_connect(struct forward *f, uint64_t now_ms)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	int r, one = 1;
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = f->cfg.protocol == SIEM_UDP ? SOCK_DGRAM : SOCK_STREAM;
+	r = getaddrinfo(f->cfg.host, f->cfg.port, &hints, &res);
+	if (r != 0) {
+		if (!f->outage_logged)
+			log_warning("SIEM receiver %s:%s: cannot resolve: %s", f->cfg.host,
+				    f->cfg.port, gai_strerror(r));
+		f->outage_logged = true;
+		fail(f, now_ms, "resolve", EHOSTUNREACH);
+		return;
+	}
+	f->fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (f->fd < 0) {
+		freeaddrinfo(res);
+		fail(f, now_ms, "socket", errno);
+		return;
+	}
+	if (f->cfg.protocol != SIEM_UDP)
+		setsockopt(f->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	f->stats.connects++;
+	r = connect(f->fd, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (r < 0 && errno != EINPROGRESS) {
+		fail(f, now_ms, "connect", errno);
+		return;
+	}
+	f->state = r < 0 ? F_CONNECTING : F_UP;
+	f->stats.connected = f->state == F_UP;
+}
+
+static void connected(struct forward *f)
+{
+	f->state = F_UP;
+	f->stats.connected = true;
+	if (f->outage_logged)
+		log_notice("SIEM receiver %s:%s reachable again, delivering %llu queued message(s)",
+			   f->cfg.host, f->cfg.port,
+			   (unsigned long long)spool_get_stats(f->spool)->records);
+	f->outage_logged = false;
+}
+
+/* Drop acknowledged messages from the spool. */
+static void check_acks(struct forward *f)
+{
+	uint64_t acked = f->written;
+	int outq = 0;
+
+	if (f->ring_n == 0)
+		return;
+	if (f->cfg.protocol != SIEM_UDP) {
+		if (ioctl(f->fd, SIOCOUTQ, &outq) < 0)
+			return;
+		acked = f->written - (uint64_t)outq;
+	}
+	while (f->ring_n && f->ring[f->ring_start].end_bytes <= acked) {
+		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
+		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
+		f->ring_n--;
+		f->stats.acked++;
+		f->backoff = f->cfg.retry_min_ms;
+	}
+}
+
+/* Format the next spooled message into f->cur; false if none. */
+static bool load_next(struct forward *f)
+{
+	for (;;) {
+		struct entry e;
+		uint64_t next;
+		int r = spool_read(f->spool, f->send_pos, &f->scratch, &next);
+
+		if (r == -ESPIPE) {	/* dropped while we were behind */
+			f->send_pos = spool_head(f->spool);
+			continue;
+		}
+		if (r < 0)
+			return false;
+		sb_reset(&f->cur);
+		if (entry_deserialize(f->scratch.buf, f->scratch.len, &e) < 0 ||
+		    siem_format_wire(f->cfg.protocol, &e, &f->fmt, &f->cur) < 0) {
+			/* can't happen for what we wrote; don't block the queue */
+			log_error("spool: undecodable message at %llu skipped",
+				  (unsigned long long)f->send_pos);
+			entry_free(&e);
+			f->stats.skipped++;
+			if (f->ring_n == 0)
+				spool_ack(f->spool, next);
+			f->send_pos = next;
+			continue;
+		}
+		entry_free(&e);
+		f->cur_off = 0;
+		f->cur_end_pos = next;
+		return true;
+	}
+}
+
+static void pump(struct forward *f, uint64_t now_ms)
+{
+	f->blocked = false;
+	while (f->state == F_UP) {
+		ssize_t n;
+
+		if (f->cur.len == 0) {
+			if (f->ring_n == INFLIGHT_MAX || !load_next(f))
+				return;
+		}
+		n = send(f->fd, f->cur.buf + f->cur_off, f->cur.len - f->cur_off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				f->blocked = true;
+				return;
+			}
+			fail(f, now_ms, "send", errno);
+			return;
+		}
+		f->cur_off += (size_t)n;
+		f->written += (uint64_t)n;
+		if (f->cur_off < f->cur.len)
+			continue;
+		f->stats.sent++;
+		f->ring[(f->ring_start + f->ring_n) % INFLIGHT_MAX] =
+			(struct inflight){ f->cur_end_pos, f->written };
+		f->ring_n++;
+		f->send_pos = f->cur_end_pos;
+		sb_reset(&f->cur);
+		f->cur_off = 0;
+		if (f->cfg.protocol == SIEM_UDP)
+			check_acks(f);
+	}
+}
+
+void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
+{
+	if (f->state == F_DOWN) {
+		if (spool_empty(f->spool) || now_ms < f->retry_at)
+			return;
+		f->send_pos = spool_head(f->spool);
+		start_connect(f, now_ms);
+		if (f->state == F_DOWN)
+			return;
+		revents = 0;
+	}
+	if (f->state == F_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if (!(revents & (POLLOUT | POLLERR | POLLHUP)))
+			return;
+		if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (err) {
+			fail(f, now_ms, "connect", err);
+			return;
+		}
+		connected(f);
+		revents = 0;
+	}
+	if (f->state == F_UP && f->stats.connected && f->outage_logged)
+		connected(f);
+
+	/* the receiver never talks; readable means closed or error */
+	if (revents & (POLLIN | POLLERR | POLLHUP)) {
+		char buf[512];
+		ssize_t n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			/* ECONNREFUSED here: a UDP receiver port is closed */
+			fail(f, now_ms, n == 0 ? "closed by receiver" : "receive", n == 0 ? 0 : errno);
+			return;
+		}
+	}
+	check_acks(f);
+	pump(f, now_ms);
+	if (f->state == F_UP)
+		check_acks(f);
+}
+
+bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
+{
+	if (f->fd < 0)
+		return false;
+	pfd->fd = f->fd;
+	pfd->events = f->state == F_CONNECTING ? POLLOUT : (short)(POLLIN | (f->blocked ? POLLOUT : 0));
+	pfd->revents = 0;
+	return true;
+}
+
+uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
+{
+	if (f->state == F_DOWN)
+		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
+	if (f->state == F_UP && f->ring_n)
+		return now_ms + ACK_POLL_MS;
+	return UINT64_MAX;
+}
+
+bool forward_idle(const struct forward *f)
+{
+	return spool_empty(f->spool);
+}
+
+int forward_submit(struct forward *f, const struct entry *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = entry_serialize(e, &sb);
+
+	if (r == 0)
+		r = spool_append(f->spool, sb.buf, sb.len);
+	sb_free(&sb);
+	return r;
+}
+
+const struct forward_stats *forward_get_stats(const struct forward *f)
+{
+	return &f->stats;
+}

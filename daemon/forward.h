@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * forward.h - deliver spooled entries to the SIEM receiver.
+ *
+ * Entries are appended to the spool first; the forwarder reads them in
+ * order, formats them for the configured protocol and writes them.  Over
+ * TCP a message leaves the spool only once the receiving TCP stack has
+ * acknowledged its last byte (SIOCOUTQ), so a receiver that goes away loses
+ * nothing: after reconnecting, delivery resumes in order at the first
+ * unacknowledged message.  While the receiver is unreachable, connection
+ * attempts back off exponentially from retry_min_ms to retry_max_ms.
+ * UDP is best effort: a datagram is done once send() accepted it.
+ */
+#ifndef BRUTE_FORWARD_H
+#define BRUTE_FORWARD_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "entry.h"
+#include "siem.h"
+#include "spool.h"
+
+struct forward_config {
+	enum siem_protocol protocol;
+	char host[256];
+	char port[16];
+	uint64_t retry_min_ms, retry_max_ms;
+	char hostname[256];	/* RFC 5424 HOSTNAME / JSON host */
+	int facility;
+};
+
+struct forward_stats {
+	uint64_t connects, failures, sent, acked, skipped;
+	bool connected;
+};
+
+struct forward;
+
+/* The spool stays owned by the caller. */
+struct forward *forward_new(const struct forward_config *cfg, struct spool *spool);
+void forward_free(struct forward *f);
+
+/* Queue an entry (persisted in the spool before this returns). */
+int forward_submit(struct forward *f, const struct entry *e);
+
+/* Poll integration: fill *pfd (returns false if no fd to watch), call
+ * forward_dispatch() every loop iteration with the fd's revents (0 if
+ * none), and wake up no later than forward_next_deadline(). */
+bool forward_pollfd(const struct forward *f, struct pollfd *pfd);
+void forward_dispatch(struct forward *f, short revents, uint64_t now_ms);
+uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms);
+
+/* Nothing left to send or waiting for acknowledgement. */
+bool forward_idle(const struct forward *f);
+const struct forward_stats *forward_get_stats(const struct forward *f);
+
+#endif

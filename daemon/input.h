@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * input.h - where audit records come from: the kernel's audit multicast
+ * group (NETLINK_AUDIT, AUDIT_NLGRP_READLOG), auditd's plugin protocol on
+ * stdin, or an audit.log file (optionally followed as it grows).
+ */
+#ifndef BRUTE_INPUT_H
+#define BRUTE_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parser.h"
+
+enum input_kind { INPUT_NETLINK, INPUT_FD, INPUT_FILE };
+
+enum {
+	INPUT_AGAIN = 0,	/* nothing to read now */
+	INPUT_PROGRESS = 1,	/* data was processed */
+	INPUT_EOF = 2,		/* end of input (not in follow mode) */
+};
+
+struct input;
+
+int input_open_netlink(struct parser *p, uint64_t rcvbuf, struct input **ret);
+int input_open_fd(struct parser *p, int fd, struct input **ret);
+int input_open_file(struct parser *p, const char *path, bool follow, struct input **ret);
+void input_free(struct input *in);
+
+/* fd to poll for POLLIN, or -1 for a file (read until INPUT_AGAIN/EOF). */
+int input_pollfd(const struct input *in);
+/* Read and process one batch.  INPUT_*, or a negative errno. */
+int input_read(struct input *in);
+/* Netlink receive-buffer overruns (ENOBUFS): records lost in the kernel. */
+uint64_t input_overruns(const struct input *in);
+enum input_kind input_kind(const struct input *in);
+
+#endif

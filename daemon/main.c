@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * brute-reportd - turn brute's kernel audit records into incidents.
+ *
+ * main.c - command line, configuration (re)loading, signals, sd_notify and
+ * the event loop tying input -> parser -> correlate -> output together.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "correlate.h"
+#include "forward.h"
+#include "input.h"
+#include "output.h"
+#include "parser.h"
+#include "spool.h"
+#include "util.h"
+
+#ifndef VERSION
+#define VERSION "0.1"
+#endif
+
+#define FOLLOW_POLL_MS	250
+#define DRAIN_MS	2000
+
+static volatile sig_atomic_t sig_stop, sig_reload, sig_stats;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		sig_reload = 1;
+	else if (sig == SIGUSR1)
+		sig_stats = 1;
+	else
+		sig_stop = 1;
+}
+
+enum mode { MODE_NETLINK, MODE_PLUGIN, MODE_REPLAY };
+
+struct args {
+	const char *config_path;
+	bool config_given;
+	enum mode mode;
+	const char *input;
+	bool follow;
+	int print;		/* -1: default for the mode */
+	int journal;		/* -1: from config */
+	bool forward;
+	bool check_config;
+	bool stats;
+	int log_level;		/* -1: from config */
+	bool quiet;
+};
+
+struct daemon {
+	struct args args;
+	struct brute_config cfg;
+	struct parser *parser;
+	struct correlate *corr;
+	struct input *input;
+	struct spool *spool;
+	struct forward *forward;
+	struct output out;
+	bool record_time;
+	uint64_t watchdog_ms, watchdog_next;
+};
+
+static void help(void)
+{
+	printf("Usage: brute-reportd [OPTIONS]\n\n"
+	       "Correlate brute LSM audit records into incidents; report them to the\n"
+	       "journal and a SIEM.  Without options, read the kernel's audit multicast\n"
+	       "group (needs CAP_AUDIT_READ).\n\n"
+	       "  -c --config=PATH     configuration file (default " CONFIG_DEFAULT_PATH ")\n"
+	       "     --stdin           read auditd's plugin protocol on stdin\n"
+	       "  -i --input=FILE      replay an audit.log (- for stdin), print incidents\n"
+	       "  -f --follow          with --input FILE: keep reading as the file grows\n"
+	       "  -o --output=MODE     text, json or none: print entries on stdout\n"
+	       "                       (default: text with --input, none otherwise)\n"
+	       "     --journal=BOOL    send entries to the journal (default: config;\n"
+	       "                       never with --input unless given)\n"
+	       "     --forward         with --input: also forward to the configured SIEM\n"
+	       "     --check-config    validate the configuration and exit\n"
+	       "  -s --stats           print counters on exit\n"
+	       "  -d --debug           debug logging\n"
+	       "  -q --quiet           no diagnostics on stderr\n"
+	       "  -h --help            this help\n"
+	       "     --version         version\n\n"
+	       "See brute-reportd(8) and brute-reportd.conf(5).\n");
+}
+
+/* > 0 continue, 0 exit successfully (help), < 0 error */
+static int parse_argv(int argc, char **argv, struct args *a)
+{
+	enum { ARG_STDIN = 0x100, ARG_JOURNAL, ARG_FORWARD, ARG_CHECK, ARG_VERSION };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "stdin", no_argument, NULL, ARG_STDIN },
+		{ "input", required_argument, NULL, 'i' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "journal", required_argument, NULL, ARG_JOURNAL },
+		{ "forward", no_argument, NULL, ARG_FORWARD },
+		{ "check-config", no_argument, NULL, ARG_CHECK },
+		{ "stats", no_argument, NULL, 's' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{}
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->config_path = CONFIG_DEFAULT_PATH;
+	a->mode = MODE_NETLINK;
+	a->print = a->journal = a->log_level = -1;
+
+	while ((c = getopt_long(argc, argv, "c:i:fo:sdqh", opts, NULL)) >= 0) {
+		switch (c) {
+		case 'c':
+			a->config_path = optarg;
+			a->config_given = true;
+			break;
+		case ARG_STDIN:
+			a->mode = MODE_PLUGIN;
+			break;
+		case 'i':
+			a->mode = MODE_REPLAY;
+			a->input = optarg;
+			break;
+		case 'f':
+			a->follow = true;
+			break;
+		case 'o':
+			if (!strcmp(optarg, "text"))
+				a->print = PRINT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				a->print = PRINT_JSON;
+			else if (!strcmp(optarg, "none"))
+				a->print = PRINT_NONE;
+			else {
+				log_error("--output: expected text, json or none, got \"%s\"", optarg);
+				return -EINVAL;
+			}
+			break;
+		case ARG_JOURNAL:
+			if (!strcmp(optarg, "yes"))
+				a->journal = 1;
+			else if (!strcmp(optarg, "no"))
+				a->journal = 0;
+			else {
+				log_error("--journal: expected yes or no, got \"%s\"", optarg);
+				return -EINVAL;
+			}
+			break;
+		case ARG_FORWARD:
+			a->forward = true;
+			break;
+		case ARG_CHECK:
+			a->check_config = true;
+			break;
+		case 's':
+			a->stats = true;
+			break;
+		case 'd':
+			a->log_level = LOG_DEBUG;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case ARG_VERSION:
+			printf("brute-reportd " VERSION "\n");
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		log_error("unexpected argument \"%s\" (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->follow && (a->mode != MODE_REPLAY || !strcmp(a->input, "-"))) {
+		log_error("--follow needs --input FILE");
+		return -EINVAL;
+	}
+	if (a->forward && a->mode != MODE_REPLAY) {
+		log_error("--forward only applies to --input (the daemon forwards by configuration)");
+		return -EINVAL;
+	}
+	return 1;
+}
+
+static int load_config(const struct args *a, struct brute_config *cfg)
+{
+	int r;
+
+	config_defaults(cfg);
+	r = config_load(a->config_path, cfg);
+	if (r == -ENOENT && !a->config_given) {
+		log_debug("%s does not exist, using defaults", a->config_path);
+		return 0;
+	}
+	if (r == -ENOENT)
+		log_error("cannot open %s: %s", a->config_path, strerror(-r));
+	else if (r < 0 && r != -EINVAL && r != -EPERM)
+		log_error("cannot read %s: %s", a->config_path, strerror(-r));
+	return r;
+}
+
+static void apply_log_level(const struct daemon *d)
+{
+	log_set_max_level(d->args.log_level >= 0 ? d->args.log_level : d->cfg.log_level);
+}
+
+static bool use_siem(const struct daemon *d, const struct brute_config *cfg)
+{
+	return cfg->fwd.protocol != SIEM_NONE && (d->args.mode != MODE_REPLAY || d->args.forward);
+}
+
+static bool fwd_equal(const struct forward_config *a, const struct forward_config *b)
+{
+	return a->protocol == b->protocol && !strcmp(a->host, b->host) &&
+	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
+	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
+	       a->facility == b->facility;
+}
+
+static int setup_siem(struct daemon *d)
+{
+	int r;
+
+	if (!use_siem(d, &d->cfg))
+		return 0;
+	/* as an auditd plugin there is no StateDirectory= to create it */
+	if (mkdir(d->cfg.spool_dir, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		log_error("cannot create the SIEM spool directory %s: %s", d->cfg.spool_dir, strerror(errno));
+		return r;
+	}
+	r = spool_open(d->cfg.spool_dir, d->cfg.spool_max_size, d->cfg.spool_sync, &d->spool);
+	if (r < 0) {
+		log_error("cannot open the SIEM spool in %s: %s", d->cfg.spool_dir, strerror(-r));
+		return r;
+	}
+	if (!spool_empty(d->spool))
+		log_notice("%llu spooled SIEM message(s) from a previous run will be delivered first",
+			   (unsigned long long)spool_get_stats(d->spool)->records);
+	d->forward = forward_new(&d->cfg.fwd, d->spool);
+	if (!d->forward)
+		return -ENOMEM;
+	log_info("forwarding %s entries to %s:%s (%s)",
+		 d->cfg.siem_kinds == ((1u << _ENTRY_KIND_MAX) - 1) ? "all" : "selected",
+		 d->cfg.fwd.host, d->cfg.fwd.port, siem_protocol_name(d->cfg.fwd.protocol));
+	return 0;
+}
+
+static void teardown_siem(struct daemon *d)
+{
+	forward_free(d->forward);
+	d->forward = NULL;
+	spool_close(d->spool);
+	d->spool = NULL;
+}
+
+static void apply_outputs(struct daemon *d)
+{
+	d->out.journal = d->args.journal >= 0 ? d->args.journal :
+			 d->args.mode == MODE_REPLAY ? false : d->cfg.journal;
+	d->out.forward = d->forward;
+	d->out.siem_kinds = d->cfg.siem_kinds;
+	d->out.fmt.hostname = d->cfg.fwd.hostname;
+	d->out.fmt.app_name = "brute-reportd";
+	d->out.fmt.pid = (int)getpid();
+	d->out.fmt.facility = d->cfg.fwd.facility;
+}
+
+static void reload(struct daemon *d)
+{
+	struct brute_config n;
+	bool siem_changed;
+
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)now_monotonic_ms() * 1000);
+	if (load_config(&d->args, &n) < 0) {
+		log_error("reload failed, keeping the current configuration");
+		sd_notify(0, "READY=1");
+		return;
+	}
+	n.corr.record_time = d->record_time;
+	siem_changed = !fwd_equal(&n.fwd, &d->cfg.fwd) ||
+		       strcmp(n.spool_dir, d->cfg.spool_dir) != 0 ||
+		       use_siem(d, &n) != use_siem(d, &d->cfg);
+	if (n.netlink_rcvbuf != d->cfg.netlink_rcvbuf)
+		log_notice("netlink_rcvbuf changes take effect at the next start");
+	d->cfg = n;
+	apply_log_level(d);
+	correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
+	if (siem_changed) {
+		teardown_siem(d);
+		if (setup_siem(d) < 0)
+			log_error("SIEM forwarding disabled until the configuration is fixed");
+	} else if (d->spool) {
+		spool_set_limits(d->spool, d->cfg.spool_max_size, d->cfg.spool_sync);
+	}
+	apply_outputs(d);
+	log_info("configuration reloaded");
+	sd_notify(0, "READY=1");
+}
+
+static void log_stats(struct daemon *d, bool to_stderr)
+{
+	const struct parser_stats *ps = parser_get_stats(d->parser);
+	const struct correlate_stats *cs = correlate_get_stats(d->corr);
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, other %llu, "
+		 "netlink overruns %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
+		 "attacks %llu, kills %llu, evictions %llu, expired %llu; entries %llu, journal failures %llu, "
+		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
+		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
+		 (unsigned long long)ps->malformed, (unsigned long long)ps->garbage,
+		 (unsigned long long)ps->oversized, (unsigned long long)ps->other,
+		 (unsigned long long)(d->input ? input_overruns(d->input) : 0),
+		 (unsigned long long)cs->hierarchies, (unsigned long long)cs->incidents,
+		 (unsigned long long)cs->opened, (unsigned long long)cs->closed,
+		 (unsigned long long)cs->attacks, (unsigned long long)cs->kills,
+		 (unsigned long long)cs->evictions, (unsigned long long)cs->expired,
+		 (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
+		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,
+		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->records : 0),
+		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0));
+	if (to_stderr) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "brute-reportd: %s; max RSS %ld KiB\n", buf, ru.ru_maxrss);
+	} else {
+		log_info("%s", buf);
+	}
+}
+
+static void on_entry(const struct entry *e, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	output_entry(&d->out, e);
+}
+
+static void on_record(const struct brute_record *r, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t now;
+
+	if (d->record_time) {
+		now = r->sec * 1000 + r->milli;
+		correlate_tick(d->corr, now);
+	} else {
+		now = now_monotonic_ms();
+	}
+	if (correlate_record(d->corr, r, now) < 0)
+		log_error("out of memory tracking hierarchy %llu", (unsigned long long)r->hierarchy);
+}
+
+static int open_input(struct daemon *d)
+{
+	switch (d->args.mode) {
+	case MODE_NETLINK:
+		return input_open_netlink(d->parser, d->cfg.netlink_rcvbuf, &d->input);
+	case MODE_PLUGIN:
+		return input_open_fd(d->parser, STDIN_FILENO, &d->input);
+	case MODE_REPLAY:
+		if (!strcmp(d->args.input, "-"))
+			return input_open_fd(d->parser, STDIN_FILENO, &d->input);
+		return input_open_file(d->parser, d->args.input, d->args.follow, &d->input);
+	}
+	return -EINVAL;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Try to hand the spool to the receiver before exiting; it stays on disk anyway. */
+static void drain(struct daemon *d, const sigset_t *mask)
+{
+	uint64_t end = now_monotonic_ms() + DRAIN_MS;
+
+	while (d->forward && !forward_idle(d->forward)) {
+		uint64_t now = now_monotonic_ms(), dl;
+		struct pollfd pfd;
+		struct timespec ts;
+		bool have;
+
+		if (now >= end)
+			break;
+		forward_dispatch(d->forward, 0, now);
+		if (forward_idle(d->forward))
+			break;
+		have = forward_pollfd(d->forward, &pfd);
+		dl = min_u64(min_u64(forward_next_deadline(d->forward, now), end), now + 50);
+		ts.tv_sec = (time_t)((dl - now) / 1000);
+		ts.tv_nsec = (long)((dl - now) % 1000) * 1000000;
+		if (ppoll(have ? &pfd : NULL, have ? 1 : 0, &ts, mask) > 0 && have)
+			forward_dispatch(d->forward, pfd.revents, now_monotonic_ms());
+	}
+	if (d->spool && !spool_empty(d->spool))
+		log_notice("%llu SIEM message(s) stay spooled in %s for the next start",
+			   (unsigned long long)spool_get_stats(d->spool)->records, d->cfg.spool_dir);
+}
+
+static int loop(struct daemon *d, const sigset_t *mask)
+{
+	bool input_eof = false, file_ready = true;
+	int ret = 0;
+
+	for (;;) {
+		struct pollfd pfd[2];
+		struct timespec ts;
+		uint64_t now, deadline = UINT64_MAX;
+		int n = 0, in_idx = -1, fw_idx = -1, r;
+
+		if (sig_stop)
+			break;
+		if (sig_reload) {
+			sig_reload = 0;
+			reload(d);
+		}
+		if (sig_stats) {
+			sig_stats = 0;
+			log_stats(d, false);
+		}
+
+		now = now_monotonic_ms();
+		if (!d->record_time)
+			correlate_tick(d->corr, now);
+		if (d->forward)
+			forward_dispatch(d->forward, 0, now);
+		if (d->watchdog_ms && now >= d->watchdog_next) {
+			sd_notify(0, "WATCHDOG=1");
+			d->watchdog_next = now + d->watchdog_ms;
+		}
+		if (input_eof)
+			break;
+
+		if (!d->record_time)
+			deadline = correlate_next_deadline(d->corr);
+		if (d->forward)
+			deadline = min_u64(deadline, forward_next_deadline(d->forward, now));
+		if (d->watchdog_ms)
+			deadline = min_u64(deadline, d->watchdog_next);
+		if (input_pollfd(d->input) >= 0) {
+			pfd[n].fd = input_pollfd(d->input);
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			in_idx = n++;
+		} else {
+			deadline = min_u64(deadline, file_ready ? now : now + FOLLOW_POLL_MS);
+		}
+		if (d->forward && forward_pollfd(d->forward, &pfd[n]))
+			fw_idx = n++;
+
+		if (deadline == UINT64_MAX) {
+			r = ppoll(pfd, (nfds_t)n, NULL, mask);
+		} else {
+			uint64_t wait = deadline > now ? deadline - now : 0;
+
+			ts.tv_sec = (time_t)(wait / 1000);
+			ts.tv_nsec = (long)(wait % 1000) * 1000000;
+			r = ppoll(pfd, (nfds_t)n, &ts, mask);
+		}
+		if (r < 0 && errno != EINTR) {
+			log_error("poll: %m");
+			ret = -errno;
+			break;
+		}
+		if (r < 0)
+			continue;
+
+		if (in_idx < 0 || (pfd[in_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
+			r = input_read(d->input);
+			if (r < 0) {
+				log_error("reading input: %s", strerror(-r));
+				ret = r;
+				break;
+			}
+			if (r == INPUT_EOF)
+				input_eof = true;
+			file_ready = r != INPUT_AGAIN;
+		}
+		if (fw_idx >= 0)
+			forward_dispatch(d->forward, pfd[fw_idx].revents, now_monotonic_ms());
+	}
+	return ret;
+}
+
+static int run(int argc, char **argv)
+{
+	struct daemon d = { 0 };
+	struct sigaction sa = { 0 };
+	sigset_t block, wait_mask;
+	uint64_t usec;
+	int r;
+
+	log_setup();
+	r = parse_argv(argc, argv, &d.args);
+	if (r <= 0)
+		return r;
+	log_set_quiet(d.args.quiet);
+	if (d.args.log_level >= 0)
+		log_set_max_level(d.args.log_level);
+
+	/* configuration file first, then the command line on top */
+	r = load_config(&d.args, &d.cfg);
+	if (r < 0)
+		return r;
+	apply_log_level(&d);
+	if (d.args.check_config) {
+		printf("%s: configuration OK\n", d.args.config_path);
+		return 0;
+	}
+
+	d.record_time = d.args.mode == MODE_REPLAY && !d.args.follow;
+	d.cfg.corr.record_time = d.record_time;
+	d.out.print = d.args.print >= 0 ? (enum print_mode)d.args.print :
+		      d.args.mode == MODE_REPLAY ? PRINT_TEXT : PRINT_NONE;
+	d.out.out = stdout;
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* signals are only delivered inside ppoll(): no lost wakeups */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGHUP);
+	sigdelset(&wait_mask, SIGUSR1);
+
+	d.parser = parser_new(on_record, &d);
+	d.corr = correlate_new(&d.cfg.corr, on_entry, &d);
+	if (!d.parser || !d.corr) {
+		r = -ENOMEM;
+		log_error("out of memory");
+		goto out;
+	}
+	r = setup_siem(&d);
+	if (r < 0)
+		goto out;
+	apply_outputs(&d);
+	r = open_input(&d);
+	if (r < 0)
+		goto out;
+
+	if (sd_watchdog_enabled(0, &usec) > 0 && usec >= 2000) {
+		d.watchdog_ms = usec / 2000;
+		d.watchdog_next = now_monotonic_ms();
+	}
+	sd_notifyf(0, "READY=1\nSTATUS=Reading %s", d.args.mode == MODE_NETLINK ? "audit multicast" :
+		   d.args.mode == MODE_PLUGIN ? "auditd plugin stdin" : d.args.input);
+	if (d.args.mode == MODE_NETLINK)
+		log_info("reading brute records from the audit multicast group");
+
+	r = loop(&d, &wait_mask);
+
+	sd_notify(0, "STOPPING=1");
+	parser_finish(d.parser);
+	correlate_close_all(d.corr, d.record_time ? "end-of-input" : "shutdown");
+	drain(&d, &wait_mask);
+	if (parser_get_stats(d.parser)->malformed || parser_get_stats(d.parser)->oversized)
+		log_warning("skipped %llu malformed and %llu oversized record(s)",
+			    (unsigned long long)parser_get_stats(d.parser)->malformed,
+			    (unsigned long long)parser_get_stats(d.parser)->oversized);
+	if (d.args.stats)
+		log_stats(&d, true);
+	else if (d.args.mode != MODE_REPLAY)
+		log_stats(&d, false);
+out:
+	input_free(d.input);
+	teardown_siem(&d);
+	correlate_free(d.corr);
+	parser_free(d.parser);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int r = run(argc, argv);
+
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output.c - entry routing and the text rendering for replay mode.
+ */
+#include "output.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "journal.h"
+#include "siem.h"
+#include "util.h"
+
+int output_format_text(const struct entry *e, struct strbuf *out)
+{
+	char ts[40];
+
+	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
+		snprintf(ts, sizeof(ts), "-");
+	sb_printf(out, "%s %s: %s\n   ", ts, entry_kind_name(e->kind), e->message ? e->message : "");
+	for (size_t i = 0; i < e->n_fields; i++) {
+		sb_printf(out, " %s=", e->fields[i].name);
+		if (e->fields[i].numeric) {
+			sb_puts(out, e->fields[i].value);
+		} else {
+			sb_putc(out, '"');
+			/* same quoting rules as RFC 5424 values: readable and unambiguous */
+			siem_escape_sd_value(out, e->fields[i].value);
+			sb_putc(out, '"');
+		}
+	}
+	sb_putc(out, '\n');
+	return out->oom ? -ENOMEM : 0;
+}
+
+void output_entry(struct output *o, const struct entry *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+
+	o->kinds[e->kind]++;
+	if (o->print == PRINT_TEXT || o->print == PRINT_JSON) {
+		if (o->print == PRINT_TEXT)
+			r = output_format_text(e, &sb);
+		else
+			r = siem_format_json(e, &o->fmt, &sb) < 0 ? -ENOMEM : sb_putc(&sb, '\n');
+		if (r == 0) {
+			fwrite(sb.buf, 1, sb.len, o->out);
+			fflush(o->out);
+			o->printed++;
+		}
+		sb_free(&sb);
+	}
+	if (o->journal) {
+		r = journal_send(e);
+		if (r < 0) {
+			if (o->journal_failed++ == 0)
+				log_error("cannot send to the journal: %s (further failures are only counted)",
+					  strerror(-r));
+		} else {
+			o->journal_sent++;
+		}
+	}
+	if (o->forward && (o->siem_kinds & (1u << e->kind))) {
+		r = forward_submit(o->forward, e);
+		if (r < 0) {
+			o->forward_failed++;
+			log_error("cannot queue %s entry for the SIEM: %s", entry_kind_name(e->kind),
+				  strerror(-r));
+		} else {
+			o->forwarded++;
+		}
+	}
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output.h - route each entry to its destinations: the journal, the SIEM
+ * forwarder (for the configured kinds) and/or stdout as text or JSON.
+ */
+#ifndef BRUTE_OUTPUT_H
+#define BRUTE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "entry.h"
+#include "forward.h"
+
+enum print_mode { PRINT_NONE, PRINT_TEXT, PRINT_JSON };
+
+struct output {
+	enum print_mode print;
+	FILE *out;
+	bool journal;
+	struct forward *forward;	/* NULL: no SIEM */
+	unsigned siem_kinds;
+	struct siem_format fmt;		/* for PRINT_JSON */
+	uint64_t printed, journal_sent, journal_failed, forwarded, forward_failed;
+	uint64_t kinds[_ENTRY_KIND_MAX];
+};
+
+void output_entry(struct output *o, const struct entry *e);
+/* Human readable rendering used by --input. */
+int output_format_text(const struct entry *e, struct strbuf *out);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * parser.h - turn a stream of audit text (audit.log, auditd's plugin
+ * protocol) or raw netlink audit messages into struct brute_record via
+ * libauparse in feed mode.
+ *
+ * Only records whose type is one of brute's (1710-1715) are handed to
+ * libauparse; the type token is the only thing looked at before that.
+ * Each of them is fed and then flushed, so nothing waits for libauparse's
+ * end-of-event timeout: brute's signal-path records are standalone and
+ * never followed by an EOE.
+ */
+#ifndef BRUTE_PARSER_H
+#define BRUTE_PARSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* Longest accepted record line; the kernel's limit is 8970 bytes. */
+#define PARSER_LINE_MAX (32 * 1024)
+
+struct parser_stats {
+	uint64_t lines;		/* lines / netlink messages seen */
+	uint64_t oversized;	/* longer than PARSER_LINE_MAX: skipped */
+	uint64_t garbage;	/* not an audit record line (or NUL bytes): skipped */
+	uint64_t other;		/* records of other types: ignored */
+	uint64_t fed;		/* brute records handed to libauparse */
+	uint64_t records;	/* brute records parsed and delivered */
+	uint64_t malformed;	/* brute records rejected: bad/missing fields */
+};
+
+typedef void (*parser_record_cb)(const struct brute_record *r, void *userdata);
+
+struct parser;
+
+struct parser *parser_new(parser_record_cb cb, void *userdata);
+void parser_free(struct parser *p);
+
+/* Text stream, any chunking.  Complete lines are processed at once. */
+int parser_feed(struct parser *p, const char *data, size_t len);
+/* End of stream: a last line without a newline is processed too. */
+int parser_finish(struct parser *p);
+/* One raw netlink audit message: type and "audit(T:S): fields" payload. */
+int parser_feed_netlink(struct parser *p, int type, const char *payload, size_t len);
+
+const struct parser_stats *parser_get_stats(const struct parser *p);
+
+/*
+ * Record type named by an audit text line ("[node=N ]type=X msg=..."):
+ * > 0 the type, 0 a well-formed line of a type whose name we don't look
+ * up (not brute's), -1 not an audit record line.
+ */
+int parser_line_type(const char *line, size_t len);
+
+#endif

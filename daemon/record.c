@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record.c - extract a struct brute_record from the current libauparse
+ * record.  libauparse does the parsing (fields, hex decoding of comm/exe);
+ * this file only maps field names to struct members and validates what
+ * the format contract requires.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const boundary_names[] = { "setid", "fcaps", "cred", "network" };
+
+unsigned boundary_from_name(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(boundary_names); i++)
+		if (strcmp(name, boundary_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+int boundaries_from_list(const char *list, unsigned *mask)
+{
+	char buf[128], *save = NULL, *tok;
+	unsigned m = 0;
+
+	if (strcmp(list, "none") == 0 || !*list) {
+		*mask = 0;
+		return 0;
+	}
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned b = boundary_from_name(tok);
+
+		if (!b)
+			return -EINVAL;
+		m |= b;
+	}
+	*mask = m;
+	return 0;
+}
+
+void boundaries_to_list(unsigned mask, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < ARRAY_SIZE(boundary_names); i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+				      o ? "," : "", boundary_names[i]);
+	}
+	if (!o)
+		snprintf(buf, len, "none");
+}
+
+const char *attack_name(int attack)
+{
+	return attack == ATTACK_FORK ? "fork" : attack == ATTACK_EXEC ? "exec" : "unknown";
+}
+
+const char *speed_name(int speed)
+{
+	return speed == SPEED_FAST ? "fast" : speed == SPEED_SLOW ? "slow" : "unknown";
+}
+
+const char *action_name(int action)
+{
+	return action == ACTION_KILL ? "kill" : action == ACTION_AUDIT ? "audit" : "unknown";
+}
+
+/* Which fields a record type must carry (bitmask of field ids below). */
+enum field_id {
+	F_HIERARCHY, F_STATUS, F_EXEC_PARENT, F_FAULTS, F_ATTACKS, F_KILLED,
+	F_BOUNDARIES, F_BOUNDARY, F_OLD_UID, F_OLD_EUID, F_ORIGIN, F_SIG, F_CODE,
+	F_PERIOD_MS, F_EMA_MS, F_ATTACK, F_SPEED, F_THRESHOLD_MS, F_MAX_FAULTS,
+	F_MODE, F_ACTION, F_OPID, F_OUID, F_OAUID, F_OSES, F_OCOMM, F_OEXE,
+	F_TUNABLE, F_OLD, F_NEW,
+	F_PID, F_PPID, F_UID, F_EUID, F_GID, F_EGID, F_AUID, F_SES, F_COMM, F_EXE,
+	_F_MAX,
+};
+
+static const struct {
+	const char *name;
+	enum field_id id;
+} field_table[] = {
+	{ "brute_hierarchy", F_HIERARCHY }, { "status", F_STATUS },
+	{ "exec_parent", F_EXEC_PARENT }, { "faults", F_FAULTS },
+	{ "attacks", F_ATTACKS }, { "killed", F_KILLED },
+	{ "boundaries", F_BOUNDARIES }, { "boundary", F_BOUNDARY },
+	{ "old_uid", F_OLD_UID }, { "old_euid", F_OLD_EUID },
+	{ "origin", F_ORIGIN }, { "sig", F_SIG }, { "code", F_CODE },
+	{ "period_ms", F_PERIOD_MS }, { "ema_ms", F_EMA_MS },
+	{ "attack", F_ATTACK }, { "speed", F_SPEED },
+	{ "threshold_ms", F_THRESHOLD_MS }, { "max_faults", F_MAX_FAULTS },
+	{ "mode", F_MODE }, { "action", F_ACTION },
+	{ "opid", F_OPID }, { "ouid", F_OUID }, { "oauid", F_OAUID },
+	{ "oses", F_OSES }, { "ocomm", F_OCOMM }, { "oexe", F_OEXE },
+	{ "tunable", F_TUNABLE }, { "old", F_OLD }, { "new", F_NEW },
+	{ "pid", F_PID }, { "ppid", F_PPID }, { "uid", F_UID },
+	{ "euid", F_EUID }, { "gid", F_GID }, { "egid", F_EGID },
+	{ "auid", F_AUID }, { "ses", F_SES }, { "comm", F_COMM }, { "exe", F_EXE },
+};
+
+#define BIT(x) (1ull << (x))
+#define SUBJ_REQUIRED (BIT(F_PID) | BIT(F_UID) | BIT(F_AUID) | BIT(F_COMM) | BIT(F_EXE))
+
+static int lookup_field(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(field_table); i++)
+		if (strcmp(field_table[i].name, name) == 0)
+			return (int)field_table[i].id;
+	return -1;
+}
+
+static int copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		return -EBADMSG;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* auparse decodes comm/exe/ocomm (it knows them as escaped strings). */
+static int copy_interpreted(auparse_state_t *au, char *dst, size_t len)
+{
+	const char *raw = auparse_get_field_str(au), *v;
+	size_t n = raw ? strlen(raw) : 0;
+
+	/* a record cut inside a quoted value: comm="abc */
+	if (n && raw[0] == '"' && (n < 2 || raw[n - 1] != '"'))
+		return -EBADMSG;
+	v = auparse_interpret_field(au);
+
+	if (!v)
+		return -EBADMSG;
+	return copy_str(dst, len, v);
+}
+
+static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_id id, const char *v)
+{
+	uint64_t u;
+	uint32_t u32;
+
+	switch (id) {
+	case F_STATUS:
+		if (strcmp(v, "allocated") == 0)
+			r->status = HIER_ALLOCATED;
+		else if (strcmp(v, "deallocated") == 0)
+			r->status = HIER_DEALLOCATED;
+		else
+			return -EBADMSG;
+		return 0;
+	case F_BOUNDARIES:
+		return boundaries_from_list(v, &r->boundaries) < 0 ? -EBADMSG : 0;
+	case F_BOUNDARY:
+		r->boundary = boundary_from_name(v);
+		return r->boundary ? 0 : -EBADMSG;
+	case F_ATTACK:
+		r->attack = strcmp(v, "fork") == 0 ? ATTACK_FORK :
+			    strcmp(v, "exec") == 0 ? ATTACK_EXEC : 0;
+		return r->attack ? 0 : -EBADMSG;
+	case F_SPEED:
+		r->speed = strcmp(v, "fast") == 0 ? SPEED_FAST :
+			   strcmp(v, "slow") == 0 ? SPEED_SLOW : 0;
+		return r->speed ? 0 : -EBADMSG;
+	case F_ACTION:
+		r->action = strcmp(v, "kill") == 0 ? ACTION_KILL :
+			    strcmp(v, "audit") == 0 ? ACTION_AUDIT : 0;
+		return r->action ? 0 : -EBADMSG;
+	case F_COMM:
+		return copy_interpreted(au, r->subj.comm, sizeof(r->subj.comm));
+	case F_EXE:
+		return copy_interpreted(au, r->subj.exe, sizeof(r->subj.exe));
+	case F_OCOMM:
+		return copy_interpreted(au, r->ocomm, sizeof(r->ocomm));
+	case F_OEXE:
+		/* not in libauparse's field type table: decode here */
+		return audit_untrusted_decode(v, r->oexe, sizeof(r->oexe)) < 0 ? -EBADMSG : 0;
+	case F_TUNABLE:
+		return copy_str(r->tunable, sizeof(r->tunable), v);
+	default:
+		break;
+	}
+
+	/* everything else is an unsigned decimal */
+	if (parse_u64(v, &u) < 0)
+		return -EBADMSG;
+	u32 = (uint32_t)u;
+	switch (id) {
+	case F_HIERARCHY:	r->hierarchy = u; break;
+	case F_EXEC_PARENT:	r->exec_parent = u; break;
+	case F_FAULTS:		r->faults = u; break;
+	case F_ATTACKS:		r->attacks = u; break;
+	case F_KILLED:		r->killed = u; break;
+	case F_ORIGIN:		r->origin = u; break;
+	case F_PERIOD_MS:	r->period_ms = u; break;
+	case F_EMA_MS:		r->ema_ms = u; break;
+	case F_THRESHOLD_MS:	r->threshold_ms = u; break;
+	case F_MAX_FAULTS:	r->max_faults = u; break;
+	case F_OLD:		r->old_value = u; break;
+	case F_NEW:		r->new_value = u; break;
+	case F_SIG:
+	case F_CODE:
+	case F_MODE:
+		if (u > 1024)
+			return -EBADMSG;
+		if (id == F_SIG)
+			r->sig = (int)u;
+		else if (id == F_CODE)
+			r->code = (int)u;
+		else
+			r->mode = (int)u;
+		break;
+	default:
+		/* 32-bit ids: pid, uids, sessions */
+		if (u > UINT32_MAX)
+			return -EBADMSG;
+		switch (id) {
+		case F_OLD_UID:	r->old_uid = u32; break;
+		case F_OLD_EUID: r->old_euid = u32; break;
+		case F_OPID:	r->opid = u32; break;
+		case F_OUID:	r->ouid = u32; break;
+		case F_OAUID:	r->oauid = u32; break;
+		case F_OSES:	r->oses = u32; break;
+		case F_PID:	r->subj.pid = u32; break;
+		case F_PPID:	r->subj.ppid = u32; break;
+		case F_UID:	r->subj.uid = u32; break;
+		case F_EUID:	r->subj.euid = u32; break;
+		case F_GID:	r->subj.gid = u32; break;
+		case F_EGID:	r->subj.egid = u32; break;
+		case F_AUID:	r->subj.auid = u32; break;
+		case F_SES:	r->subj.ses = u32; break;
+		default:	break;
+		}
+	}
+	return 0;
+}
+
+int record_from_auparse(auparse_state_t *au, struct brute_record *r)
+{
+	const au_event_t *ts;
+	uint64_t seen = 0, need;
+	int type = auparse_get_type(au);
+
+	if (!brute_type_known(type))
+		return -EOPNOTSUPP;
+
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	ts = auparse_get_timestamp(au);
+	if (ts) {
+		r->sec = (uint64_t)ts->sec;
+		r->milli = ts->milli;
+		r->serial = ts->serial;
+	}
+
+	if (auparse_first_field(au) <= 0)
+		return -EBADMSG;
+	do {
+		const char *name = auparse_get_field_name(au);
+		const char *value = auparse_get_field_str(au);
+		int id;
+
+		if (!name || !value)
+			return -EBADMSG;
+		id = lookup_field(name);
+		if (id < 0)
+			continue;	/* extra fields are allowed (forward compatible) */
+		if (seen & BIT(id))
+			return -EBADMSG;	/* duplicate field */
+		if (parse_field(au, r, (enum field_id)id, value) < 0)
+			return -EBADMSG;
+		seen |= BIT(id);
+	} while (auparse_next_field(au) > 0);
+
+	switch (type) {
+	case BRUTE_TYPE_HIERARCHY:
+		need = BIT(F_HIERARCHY) | BIT(F_STATUS);
+		if ((seen & need) != need)
+			return -EBADMSG;
+		if (r->status == HIER_ALLOCATED)
+			need |= BIT(F_EXEC_PARENT) | SUBJ_REQUIRED;
+		else
+			need |= BIT(F_FAULTS) | BIT(F_ATTACKS) | BIT(F_KILLED) | BIT(F_BOUNDARIES);
+		break;
+	case BRUTE_TYPE_BOUNDARY:
+		need = BIT(F_HIERARCHY) | BIT(F_BOUNDARY) | SUBJ_REQUIRED;
+		break;
+	case BRUTE_TYPE_CRASH:
+		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_SIG) | BIT(F_FAULTS) |
+		       BIT(F_PERIOD_MS) | BIT(F_EMA_MS) | SUBJ_REQUIRED;
+		break;
+	case BRUTE_TYPE_ATTACK:
+		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_ATTACK) | BIT(F_SPEED) |
+		       BIT(F_FAULTS) | BIT(F_EMA_MS) | BIT(F_THRESHOLD_MS) |
+		       BIT(F_MAX_FAULTS) | BIT(F_ACTION) | SUBJ_REQUIRED;
+		break;
+	case BRUTE_TYPE_KILL:
+		need = BIT(F_HIERARCHY) | BIT(F_OPID) | BIT(F_OUID) | BIT(F_OAUID) |
+		       BIT(F_OCOMM) | BIT(F_OEXE);
+		break;
+	case BRUTE_TYPE_CONFIG:
+		need = BIT(F_TUNABLE) | BIT(F_OLD) | BIT(F_NEW);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if ((seen & need) != need)
+		return -EBADMSG;
+	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
+	if (type != BRUTE_TYPE_CONFIG && r->hierarchy == 0)
+		return -EBADMSG;
+	return 0;
+}

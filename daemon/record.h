@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record.h - one brute audit record (types 1710-1715), as extracted from
+ * the current libauparse record.  See docs/audit-records.draft.md.
+ */
+#ifndef BRUTE_RECORD_H
+#define BRUTE_RECORD_H
+
+#include <auparse.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BRUTE_TYPE_HIERARCHY	1710
+#define BRUTE_TYPE_BOUNDARY	1711
+#define BRUTE_TYPE_CRASH	1712
+#define BRUTE_TYPE_ATTACK	1713
+#define BRUTE_TYPE_KILL		1714
+#define BRUTE_TYPE_CONFIG	1715
+#define BRUTE_TYPE_FIRST	BRUTE_TYPE_HIERARCHY
+#define BRUTE_TYPE_LAST		BRUTE_TYPE_CONFIG
+
+static inline bool brute_type_known(int type)
+{
+	return type >= BRUTE_TYPE_FIRST && type <= BRUTE_TYPE_LAST;
+}
+
+/* Boundary kinds, as bits. */
+enum {
+	BOUNDARY_SETID   = 1u << 0,
+	BOUNDARY_FCAPS   = 1u << 1,
+	BOUNDARY_CRED    = 1u << 2,
+	BOUNDARY_NETWORK = 1u << 3,
+};
+#define BOUNDARY_ALL (BOUNDARY_SETID | BOUNDARY_FCAPS | BOUNDARY_CRED | BOUNDARY_NETWORK)
+
+unsigned boundary_from_name(const char *name);	/* 0 if unknown */
+/* "setid,network" or "none"; parses the deallocated record's list. */
+int boundaries_from_list(const char *list, unsigned *mask);
+void boundaries_to_list(unsigned mask, char *buf, size_t len);
+
+#define BRUTE_COMM_MAX 64
+#define BRUTE_PATH_MAX 4096
+#define BRUTE_NAME_MAX 64
+
+struct brute_subject {
+	bool present;
+	uint32_t pid, ppid, uid, euid, gid, egid, auid, ses;
+	char comm[BRUTE_COMM_MAX];
+	char exe[BRUTE_PATH_MAX];
+};
+
+enum { HIER_ALLOCATED = 1, HIER_DEALLOCATED = 2 };
+enum { ATTACK_FORK = 1, ATTACK_EXEC = 2 };
+enum { SPEED_FAST = 1, SPEED_SLOW = 2 };
+enum { ACTION_KILL = 1, ACTION_AUDIT = 2 };
+
+struct brute_record {
+	int type;
+	uint64_t sec;
+	unsigned milli;
+	unsigned long serial;
+	uint64_t hierarchy;
+
+	/* 1710 */
+	int status;
+	uint64_t exec_parent;
+	uint64_t faults;	/* 1710 dealloc, 1712, 1713 */
+	uint64_t attacks, killed;
+	unsigned boundaries;	/* 1710 dealloc */
+
+	/* 1711 */
+	unsigned boundary;
+	uint32_t old_uid, old_euid;
+
+	/* 1712, 1713 */
+	uint64_t origin;
+	int sig, code;
+	uint64_t period_ms, ema_ms;
+	int attack, speed, action;
+	uint64_t threshold_ms, max_faults;
+	int mode;
+
+	/* 1714 */
+	uint32_t opid, ouid, oauid, oses;
+	char ocomm[BRUTE_COMM_MAX];
+	char oexe[BRUTE_PATH_MAX];
+
+	/* 1715 */
+	char tunable[BRUTE_NAME_MAX];
+	uint64_t old_value, new_value;
+
+	struct brute_subject subj;
+};
+
+/*
+ * Fill *r from the current record of au (auparse_first_record/
+ * auparse_next_record positioned).  Only the fields of that record are
+ * read: other records of the same event (SYSCALL, PATH, ...) are ignored.
+ *
+ * Returns 0, -EBADMSG if a required field is missing or invalid, or
+ * -EOPNOTSUPP if the record is not a known brute type.
+ */
+int record_from_auparse(auparse_state_t *au, struct brute_record *r);
+
+const char *attack_name(int attack);
+const char *speed_name(int speed);
+const char *action_name(int action);
+
+#endif

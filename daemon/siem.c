@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * siem.c - RFC 5424 / RFC 6587 and JSON-lines formatting with escaping.
+ */
+#include "siem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *siem_protocol_name(enum siem_protocol p)
+{
+	switch (p) {
+	case SIEM_UDP:	return "udp";
+	case SIEM_TCP:	return "tcp";
+	case SIEM_JSON:	return "json";
+	default:	return "none";
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t utf8_valid(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the NUL terminator */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int siem_escape_sd_value(struct strbuf *out, const char *value)
+{
+	const unsigned char *p = (const unsigned char *)value;
+
+	while (*p) {
+		size_t n = utf8_valid(p);
+
+		if (n == 0) {
+			sb_puts(out, "\xef\xbf\xbd");
+			p++;
+			continue;
+		}
+		if (*p == '"' || *p == '\\' || *p == ']')
+			sb_putc(out, '\\');
+		sb_put(out, p, n);
+		p += n;
+	}
+	return out->oom ? -ENOMEM : 0;
+}
+
+int siem_escape_json(struct strbuf *out, const char *value)
+{
+	const unsigned char *p = (const unsigned char *)value;
+
+	while (*p) {
+		size_t n = utf8_valid(p);
+
+		if (n == 0) {
+			sb_puts(out, "\\ufffd");
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '"':  sb_puts(out, "\\\""); break;
+		case '\\': sb_puts(out, "\\\\"); break;
+		case '\b': sb_puts(out, "\\b"); break;
+		case '\f': sb_puts(out, "\\f"); break;
+		case '\n': sb_puts(out, "\\n"); break;
+		case '\r': sb_puts(out, "\\r"); break;
+		case '\t': sb_puts(out, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				sb_printf(out, "\\u%04x", *p);
+			else
+				sb_put(out, p, n);
+		}
+		p += n;
+	}
+	return out->oom ? -ENOMEM : 0;
+}
+
+/* RFC 5424 HOSTNAME/APP-NAME: 1*N PRINTUSASCII, else NILVALUE. */
+static void put_header_token(struct strbuf *out, const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (!s || !*s) {
+		sb_putc(out, '-');
+		return;
+	}
+	for (; *s && n < max; s++, n++)
+		sb_putc(out, (*s > 32 && *s < 127) ? *s : '_');
+}
+
+static void lower_name(char *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	/* PARAM-NAME: at most 32 chars, no '=', ' ', ']', '"' */
+	for (i = 0; src[i] && i + 1 < len && i < 32; i++) {
+		char c = (char)tolower((unsigned char)src[i]);
+
+		dst[i] = (c > 32 && c < 127 && c != '=' && c != ']' && c != '"') ? c : '_';
+	}
+	dst[i] = '\0';
+}
+
+int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, struct strbuf *out)
+{
+	char ts[40], name[40];
+	int sev = e->priority & 7;
+
+	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
+		snprintf(ts, sizeof(ts), "-");
+	sb_printf(out, "<%d>1 %s ", (f->facility & ~7) | sev, ts);
+	put_header_token(out, f->hostname, 255);
+	sb_putc(out, ' ');
+	put_header_token(out, f->app_name, 48);
+	sb_printf(out, " %d %s [" SIEM_SD_ID " kind=\"%s\" message_id=\"%s\"",
+		  f->pid, entry_kind_msgid(e->kind), entry_kind_name(e->kind),
+		  entry_kind_message_id(e->kind));
+	for (size_t i = 0; i < e->n_fields; i++) {
+		lower_name(name, e->fields[i].name, sizeof(name));
+		sb_printf(out, " %s=\"", name);
+		siem_escape_sd_value(out, e->fields[i].value);
+		sb_putc(out, '"');
+	}
+	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
+	if (e->message) {
+		/* MSG needs no escaping, only valid UTF-8 */
+		const unsigned char *p = (const unsigned char *)e->message;
+
+		while (*p) {
+			size_t n = utf8_valid(p);
+
+			if (n == 0) {
+				sb_puts(out, "\xef\xbf\xbd");
+				p++;
+			} else {
+				sb_put(out, p, n);
+				p += n;
+			}
+		}
+	}
+	return out->oom ? -ENOMEM : 0;
+}
+
+static const char *severity_name(int prio)
+{
+	static const char *const n[] = { "emerg", "alert", "crit", "err",
+					 "warning", "notice", "info", "debug" };
+	return n[prio & 7];
+}
+
+static void json_key(struct strbuf *out, const char *key)
+{
+	sb_puts(out, ",\"");
+	siem_escape_json(out, key);
+	sb_puts(out, "\":");
+}
+
+static void json_value(struct strbuf *out, const struct entry_field *fl)
+{
+	if (fl->numeric) {
+		sb_puts(out, fl->value);
+		return;
+	}
+	sb_putc(out, '"');
+	siem_escape_json(out, fl->value);
+	sb_putc(out, '"');
+}
+
+int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out)
+{
+	char ts[40], name[40];
+
+	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
+		ts[0] = '\0';
+	sb_printf(out, "{\"timestamp\":\"%s\",\"host\":\"", ts);
+	siem_escape_json(out, f->hostname ? f->hostname : "");
+	sb_puts(out, "\",\"app\":\"");
+	siem_escape_json(out, f->app_name ? f->app_name : "");
+	sb_printf(out, "\",\"pid\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"priority\":%d,\"severity\":\"%s\",\"message\":\"",
+		  f->pid, entry_kind_name(e->kind), entry_kind_message_id(e->kind),
+		  e->priority & 7, severity_name(e->priority));
+	siem_escape_json(out, e->message ? e->message : "");
+	sb_putc(out, '"');
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct entry_field *fl = &e->fields[i];
+		bool seen = false;
+		size_t count = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(e->fields[j].name, fl->name) == 0;
+		if (seen)
+			continue;	/* already emitted as part of an array */
+		for (size_t j = i; j < e->n_fields; j++)
+			count += strcmp(e->fields[j].name, fl->name) == 0;
+		lower_name(name, fl->name, sizeof(name));
+		json_key(out, name);
+		if (count == 1) {
+			json_value(out, fl);
+			continue;
+		}
+		sb_putc(out, '[');
+		for (size_t j = i, k = 0; j < e->n_fields; j++) {
+			if (strcmp(e->fields[j].name, fl->name) != 0)
+				continue;
+			if (k++)
+				sb_putc(out, ',');
+			json_value(out, &e->fields[j]);
+		}
+		sb_putc(out, ']');
+	}
+	sb_putc(out, '}');
+	return out->oom ? -ENOMEM : 0;
+}
+
+int siem_format_wire(enum siem_protocol p, const struct entry *e,
+		     const struct siem_format *f, struct strbuf *out)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int r;
+
+	switch (p) {
+	case SIEM_UDP:
+		return siem_format_rfc5424(e, f, out);
+	case SIEM_TCP:
+		r = siem_format_rfc5424(e, f, &msg);
+		if (r == 0)
+			r = sb_printf(out, "%zu ", msg.len);
+		if (r == 0)
+			r = sb_put(out, msg.buf, msg.len);
+		sb_free(&msg);
+		return r;
+	case SIEM_JSON:
+		r = siem_format_json(e, f, out);
+		return r < 0 ? r : sb_putc(out, '\n');
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * siem.h - SIEM message formats: RFC 5424 syslog (sent over UDP, RFC 5426,
+ * or TCP with RFC 6587 octet-counting) and JSON lines.
+ *
+ * Structured data goes in one SD-ELEMENT whose SD-ID is "brute@32473".
+ * 32473 is the IANA "example" Private Enterprise Number (RFC 5612);
+ * a deployment with its own PEN should change SIEM_SD_ID.
+ */
+#ifndef BRUTE_SIEM_H
+#define BRUTE_SIEM_H
+
+#include "entry.h"
+#include "util.h"
+
+#define SIEM_SD_ID "brute@32473"
+
+enum siem_protocol {
+	SIEM_NONE,
+	SIEM_UDP,	/* RFC 5424 over UDP, one message per datagram */
+	SIEM_TCP,	/* RFC 5424 over TCP, octet-counting framing */
+	SIEM_JSON,	/* JSON object per line over TCP */
+};
+
+struct siem_format {
+	const char *hostname;	/* NULL: "-" */
+	const char *app_name;
+	int pid;
+	int facility;		/* LOG_AUTHPRIV etc. (already shifted, as in syslog.h) */
+};
+
+const char *siem_protocol_name(enum siem_protocol p);
+
+/* Unframed RFC 5424 message. */
+int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, struct strbuf *out);
+/* One JSON object, no trailing newline. */
+int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out);
+/* The bytes to put on the wire for this protocol (framing included). */
+int siem_format_wire(enum siem_protocol p, const struct entry *e,
+		     const struct siem_format *f, struct strbuf *out);
+
+/* RFC 5424 PARAM-VALUE: escape '"', '\' and ']'; invalid UTF-8 -> U+FFFD. */
+int siem_escape_sd_value(struct strbuf *out, const char *value);
+/* RFC 8259 string contents (no quotes); invalid UTF-8 -> \ufffd. */
+int siem_escape_json(struct strbuf *out, const char *value);
+
+#endif

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Run the test runner of the normal build and of the ASan+UBSan build;
+# print one closing "N passed, N failed[, N skipped]" line with the totals.
+set -u
+normal=$1
+asan=$2
+skipfile=$(mktemp)
+trap 'rm -f "$skipfile"' EXIT
+passed=0
+failed=0
+status=0
+
+run() {
+	label=$1; dir=$2; shift 2
+	echo "== $label build =="
+	out=$(mktemp)
+	BRUTE_SKIP_FILE=$skipfile BRUTE_REPORTD=$dir/brute-reportd "$@" "$dir/test-runner" 2>&1 | tee "$out"
+	rc=$(cat "$out.rc" 2>/dev/null || echo 0)
+	line=$(grep '^checks: ' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "$label: test runner did not finish"
+		failed=$((failed + 1))
+		status=1
+	else
+		r=$(echo "$line" | sed 's/^checks: \([0-9]*\) run, \([0-9]*\) failed$/\1/')
+		f=$(echo "$line" | sed 's/^checks: \([0-9]*\) run, \([0-9]*\) failed$/\2/')
+		passed=$((passed + r - f))
+		failed=$((failed + f))
+		[ "$f" -eq 0 ] || status=1
+	fi
+	rm -f "$out" "$out.rc"
+	: "$rc"
+}
+
+run normal "$normal" env
+run "asan+ubsan" "$asan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_DEFAULT_TIMEOUT=60
+skipped=$(wc -l < "$skipfile")
+passed=$((passed - skipped))
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $status

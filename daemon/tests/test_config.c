@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "config.h"
+
+/* Run f with stderr captured into a malloc'ed string. */
+static char *capture_stderr(int (*f)(void *), void *arg, int *ret)
+{
+	char path[] = "/tmp/brute-stderr.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	char *out;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	*ret = f(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	out = read_file(path, NULL);
+	unlink(path);
+	return out;
+}
+
+struct parse_args {
+	const char *text;
+	struct brute_config *cfg;
+};
+
+static int do_parse(void *a)
+{
+	struct parse_args *pa = a;
+
+	return config_parse_string("test.conf", pa->text, pa->cfg);
+}
+
+START_TEST(test_good)
+{
+	struct brute_config cfg;
+	const char *text =
+		"# brute-reportd\n"
+		"\n"
+		"siem_protocol = tcp\n"
+		"siem_host = 127.0.0.1   # trailing comment\n"
+		"siem_port=6514\n"
+		"siem_kinds = attack, kill,closed,boundary\n"
+		"siem_facility = local3\n"
+		"max_hierarchies = 200000\n"
+		"incident_idle_timeout = 30\n"
+		"spool_max_size = 8M\n"
+		"spool_dir = /var/tmp/x\n"
+		"journal = no\n"
+		"kill_coalesce_ms = 0\n";
+
+	config_defaults(&cfg);
+	ck_assert_int_eq(config_parse_string("test.conf", text, &cfg), 0);
+	ck_assert_int_eq(cfg.fwd.protocol, SIEM_TCP);
+	ck_assert_str_eq(cfg.fwd.host, "127.0.0.1");
+	ck_assert_str_eq(cfg.fwd.port, "6514");
+	ck_assert_uint_eq(cfg.siem_kinds, 0xf);
+	ck_assert_int_eq(cfg.fwd.facility, LOG_LOCAL3);
+	ck_assert_uint_eq(cfg.corr.max_hierarchies, 200000);
+	ck_assert_uint_eq(cfg.corr.incident_idle_ms, 30000);
+	ck_assert_uint_eq(cfg.spool_max_size, 8u << 20);
+	ck_assert_str_eq(cfg.spool_dir, "/var/tmp/x");
+	ck_assert(!cfg.journal);
+	ck_assert_uint_eq(cfg.corr.kill_coalesce_ms, 0);
+}
+END_TEST
+
+START_TEST(test_every_bad_line_reported)
+{
+	struct brute_config cfg, before;
+	struct parse_args pa = { 0 };
+	char *err;
+	int r;
+
+	pa.text =
+		"siem_protocol = tcp\n"		/* 1 ok */
+		"bogus_key = 1\n"		/* 2 unknown */
+		"max_hierarchies = lots\n"	/* 3 not a number */
+		"no equals sign here\n"		/* 4 syntax */
+		"siem_port = 70000\n"		/* 5 range */
+		"journal =\n"			/* 6 empty */
+		"siem_protocol = udp\n"		/* 7 duplicate */
+		"spool_dir = relative/path\n";	/* 8 not absolute */
+	config_defaults(&cfg);
+	before = cfg;
+	pa.cfg = &cfg;
+	err = capture_stderr(do_parse, &pa, &r);
+	ck_assert_int_eq(r, -EINVAL);
+	for (int line = 2; line <= 8; line++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "test.conf:%d:", line);
+		ck_assert_msg(strstr(err, want) != NULL, "line %d not reported in:\n%s", line, err);
+	}
+	ck_assert(strstr(err, "test.conf:1:") == NULL);
+	ck_assert(strstr(err, "unknown keyword \"bogus_key\"") != NULL);
+	/* siem_host missing is reported too */
+	ck_assert(strstr(err, "needs siem_host") != NULL);
+	/* nothing of a rejected file is applied */
+	ck_assert(memcmp(&cfg, &before, sizeof(cfg)) == 0);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_file_permissions)
+{
+	const char *dir = make_tmpdir();
+	char path[512];
+	struct brute_config cfg;
+	FILE *f;
+
+	if (geteuid() != 0) {
+		test_skip("config: ownership checks need root");
+		rm_rf(dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/reportd.conf", dir);
+	f = fopen(path, "w");
+	fputs("journal = no\n", f);
+	fclose(f);
+	config_defaults(&cfg);
+	chmod(path, 0600);
+	ck_assert_int_eq(config_load(path, &cfg), 0);
+	ck_assert(!cfg.journal);
+	chmod(path, 0666);
+	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
+	chmod(path, 0600);
+	ck_assert_int_eq(chown(path, 1234, 1234), 0);
+	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
+	ck_assert_int_eq(config_load("/nonexistent/reportd.conf", &cfg), -ENOENT);
+	rm_rf(dir);
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_good);
+	tcase_add_test(tc, test_every_bad_line_reported);
+	tcase_add_test(tc, test_file_permissions);
+	suite_add_tcase(s, tc);
+	return s;
+}

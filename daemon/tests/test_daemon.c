@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The brute-reportd binary end to end: replay, plugin mode latency and
+ * SIGTERM, configuration errors.  BRUTE_REPORTD names the binary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+struct child {
+	pid_t pid;
+	int in, out, err;
+};
+
+static const char *binary(void)
+{
+	const char *b = getenv("BRUTE_REPORTD");
+
+	return b ? b : "./brute-reportd";
+}
+
+static void spawn(struct child *c, char *const argv[])
+{
+	int in[2], out[2], err[2];
+
+	ck_assert(pipe(in) == 0 && pipe(out) == 0 && pipe(err) == 0);
+	c->pid = fork();
+	ck_assert_int_ge(c->pid, 0);
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		unsetenv("NOTIFY_SOCKET");
+		unsetenv("JOURNAL_STREAM");
+		execv(binary(), argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	c->in = in[1];
+	c->out = out[0];
+	c->err = err[0];
+}
+
+static char *slurp(int fd)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		sb_put(&sb, buf, (size_t)n);
+	close(fd);
+	return sb.buf ? sb.buf : strdup("");
+}
+
+static int finish(struct child *c, char **out, char **err)
+{
+	int st;
+
+	if (c->in >= 0)
+		close(c->in);
+	*out = slurp(c->out);
+	*err = slurp(c->err);
+	ck_assert_int_eq(waitpid(c->pid, &st, 0), c->pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int count_lines(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void write_config(char *path, size_t len, const char *dir, const char *text)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/reportd.conf", dir);
+	f = fopen(path, "w");
+	ck_assert(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, 0600);
+}
+
+START_TEST(test_replay)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], *out, *err;
+	struct child c;
+
+	write_config(conf, sizeof(conf), dir, "journal = yes\n");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--input",
+				 (char *)fixture("exec_attack.log"), "--output", "json", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert_int_eq(count_lines(out, "\n"), 8);
+	ck_assert_int_eq(count_lines(out, "\"kind\":\"attack\""), 1);
+	ck_assert_int_eq(count_lines(out, "\"kind\":\"closed\""), 5);
+	ck_assert_int_eq(count_lines(out, "\"attack_type\":\"exec\""), 3);
+	free(out);
+	free(err);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--input",
+				 (char *)fixture("malformed.log"), "--stats", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert(strstr(err, "skipped 7 malformed") != NULL);
+	ck_assert(strstr(err, "garbage 3") != NULL);
+	ck_assert(strstr(out, "closed (end-of-input)") != NULL);
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_bad_config_refused)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], *out, *err;
+	struct child c;
+
+	write_config(conf, sizeof(conf), dir, "journal = yes\nsiem_port = x\nfoo = 1\n");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--check-config", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 1);
+	ck_assert(strstr(err, "reportd.conf:2: siem_port") != NULL);
+	ck_assert(strstr(err, "reportd.conf:3: unknown keyword \"foo\"") != NULL);
+	free(out);
+	free(err);
+	write_config(conf, sizeof(conf), dir, "journal = yes\n");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--check-config", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert(strstr(out, "configuration OK") != NULL);
+	free(out);
+	free(err);
+	{
+		char *argv[] = { "brute-reportd", "--no-such-option", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 1);
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
+/* auditd plugin mode: a kill record reaches the output quickly; SIGTERM exits 0. */
+START_TEST(test_plugin_latency_sigterm)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], line[1024], buf[8192], *out, *err;
+	struct child c;
+	struct timespec t0, t1;
+	struct pollfd p;
+	size_t got = 0;
+	double ms;
+	int n;
+
+	write_config(conf, sizeof(conf), dir, "journal = no\n");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&c, argv);
+	}
+	n = snprintf(line, sizeof(line),
+		     "type=UNKNOWN[1714] msg=audit(%lld.000:5): brute_hierarchy=4294967396 opid=5 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
+		     (long long)time(NULL));
+	usleep(100 * 1000);	/* let it start */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert(write(c.in, line, (size_t)n) == n);
+	p.fd = c.out;
+	p.events = POLLIN;
+	while (got == 0 || buf[got - 1] != '\n') {
+		ck_assert_int_eq(poll(&p, 1, 5000), 1);
+		ssize_t r = read(c.out, buf + got, sizeof(buf) - got - 1);
+		ck_assert_int_gt(r, 0);
+		got += (size_t)r;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	buf[got] = '\0';
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ck_assert(strstr(buf, "\"kind\":\"kill\"") != NULL);
+	ck_assert_msg(ms < 100, "kill record to entry took %.1f ms", ms);
+	kill(c.pid, SIGTERM);
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	/* shutdown closes the open incident with a summary */
+	ck_assert(strstr(out, "closed (shutdown)") != NULL);
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
+Suite *daemon_suite(void)
+{
+	Suite *s = suite_create("daemon");
+	TCase *tc = tcase_create("binary");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_replay);
+	tcase_add_test(tc, test_bad_config_refused);
+	tcase_add_test(tc, test_plugin_latency_sigterm);
+	suite_add_tcase(s, tc);
+	return s;
+}

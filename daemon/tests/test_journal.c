@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "journal.h"
+
+START_TEST(test_attack_fields)
+{
+	struct collected c;
+	struct journal_fields jf;
+	int a;
+
+	run_fixture("fork_attack.log", NULL, &c, NULL);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	ck_assert_int_eq(journal_fields_build(&c.e[a], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), "72daa15b2f794fafa7bedff6fcaee907");
+	ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "1");	/* LOG_ALERT */
+	ck_assert_str_eq(journal_fields_get(&jf, "SYSLOG_IDENTIFIER"), "brute-reportd");
+	ck_assert(strstr(journal_fields_get(&jf, "MESSAGE"), "Fork brute force attack detected") != NULL);
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KIND"), "attack");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_HIERARCHY"), "4294967396");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_ATTACK_TYPE"), "fork");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_SPEED"), "fast");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_FAULTS"), "5");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_EMA_MS"), "111");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_UID"), "1000");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_AUID"), "1000");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_EXE"), "/usr/local/bin/crashy");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_COMM"), "crashy");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_BOUNDARIES"), "setid");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_ACTION"), "kill");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TIMESTAMP"), "1700000001420000");
+	/* iovecs match the strings, no trailing NUL or newline */
+	for (size_t i = 0; i < jf.n; i++) {
+		ck_assert_uint_eq(jf.iov[i].iov_len, strlen(jf.strings[i]));
+		ck_assert(memchr(jf.strings[i], '=', jf.iov[i].iov_len) != NULL);
+	}
+	journal_fields_free(&jf);
+	collected_free(&c);
+}
+END_TEST
+
+START_TEST(test_kinds_have_distinct_ids)
+{
+	struct collected c;
+	struct journal_fields jf;
+	const char *ids[4] = { 0 };
+
+	run_fixture("fork_attack.log", NULL, &c, NULL);
+	ck_assert_uint_eq(c.n, 4);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_int_eq(journal_fields_build(&c.e[i], &jf), 0);
+		ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), entry_kind_message_id(c.e[i].kind));
+		ck_assert_uint_eq(strlen(journal_fields_get(&jf, "MESSAGE_ID")), 32);
+		ids[i] = entry_kind_message_id(c.e[i].kind);
+		if (c.e[i].kind == ENTRY_KILL) {
+			ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KILLED_PIDS"), "1234,1305,1306");
+			ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "2");
+		}
+		if (c.e[i].kind == ENTRY_BOUNDARY)
+			ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "6");
+		journal_fields_free(&jf);
+	}
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			ck_assert_str_ne(ids[i], ids[j]);
+	collected_free(&c);
+}
+END_TEST
+
+START_TEST(test_live_send)
+{
+	struct collected c;
+
+	if (access("/run/systemd/journal/socket", W_OK) != 0) {
+		test_skip("journal: live sd_journal_send (no journald socket at /run/systemd/journal/socket)");
+		return;
+	}
+	run_fixture("fork_attack.log", NULL, &c, NULL);
+	ck_assert_int_eq(journal_send(&c.e[find_entry(&c, ENTRY_CLOSED, 0)]), 0);
+	collected_free(&c);
+}
+END_TEST
+
+Suite *journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_attack_fields);
+	tcase_add_test(tc, test_kinds_have_distinct_ids);
+	tcase_add_test(tc, test_live_send);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests.h"
+#include "util.h"
+
+struct recs {
+	struct brute_record r[64];
+	size_t n;
+};
+
+static void rec_cb(const struct brute_record *r, void *userdata)
+{
+	struct recs *rs = userdata;
+
+	if (rs->n < 64)
+		rs->r[rs->n] = *r;
+	rs->n++;
+}
+
+START_TEST(test_line_type)
+{
+	const char *l;
+
+	l = "type=UNKNOWN[1712] msg=audit(1.0:1): x=1";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), 1712);
+	l = "node=host1 type=UNKNOWN[1714] msg=audit(1.0:1): x=1";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), 1714);
+	l = "type=SYSCALL msg=audit(1.0:1): x=1";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), 0);
+	l = "type=UNKNOWN[17";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), -1);
+	l = "hello";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), -1);
+	l = "type=UNKNOWN[99999999999999] msg=";
+	ck_assert_int_eq(parser_line_type(l, strlen(l)), -1);
+}
+END_TEST
+
+START_TEST(test_fork_fixture_records)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	size_t len;
+	char *data = read_file(fixture("fork_attack.log"), &len);
+	const struct parser_stats *st;
+
+	ck_assert_int_eq(parser_feed(p, data, len), 0);
+	st = parser_get_stats(p);
+	ck_assert_uint_eq(rs->n, 12);
+	ck_assert_uint_eq(st->records, 12);
+	ck_assert_uint_eq(st->malformed, 0);
+	ck_assert_uint_eq(st->other, 6);
+	/* the BOUNDARY record sits in a SYSCALL event: its own subject is used */
+	ck_assert_int_eq(rs->r[1].type, 1711);
+	ck_assert_uint_eq(rs->r[1].subj.pid, 1234);
+	ck_assert_uint_eq(rs->r[1].subj.uid, 1000);
+	ck_assert_str_eq(rs->r[1].subj.exe, "/usr/local/bin/crashy");
+	ck_assert_uint_eq(rs->r[1].boundary, BOUNDARY_SETID);
+	ck_assert(rs->r[0].hierarchy == 4294967396ull);
+	ck_assert_int_eq(rs->r[0].status, HIER_ALLOCATED);
+	ck_assert_int_eq(rs->r[2].type, 1712);
+	ck_assert_uint_eq(rs->r[3].period_ms, 120);
+	ck_assert_int_eq(rs->r[7].type, 1713);
+	ck_assert_int_eq(rs->r[7].attack, ATTACK_FORK);
+	ck_assert_int_eq(rs->r[7].action, ACTION_KILL);
+	/* hex-encoded ocomm is decoded by libauparse */
+	ck_assert_int_eq(rs->r[10].type, 1714);
+	ck_assert_str_eq(rs->r[10].ocomm, "crash y");
+	ck_assert_str_eq(rs->r[10].oexe, "/usr/local/bin/crashy");
+	ck_assert_int_eq(rs->r[11].status, HIER_DEALLOCATED);
+	ck_assert_uint_eq(rs->r[11].boundaries, BOUNDARY_SETID);
+	parser_free(p);
+	free(data);
+	free(rs);
+}
+END_TEST
+
+/* Any chunking of the stream yields the same records. */
+START_TEST(test_chunking)
+{
+	struct recs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct parser *pa = parser_new(rec_cb, a), *pb = parser_new(rec_cb, b);
+	size_t len;
+	char *data = read_file(fixture("exec_attack.log"), &len);
+
+	ck_assert_int_eq(parser_feed(pa, data, len), 0);
+	for (size_t i = 0; i < len; i += 7)
+		ck_assert_int_eq(parser_feed(pb, data + i, len - i < 7 ? len - i : 7), 0);
+	parser_finish(pb);
+	ck_assert_uint_eq(a->n, 22);
+	ck_assert_uint_eq(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		ck_assert_int_eq(a->r[i].type, b->r[i].type);
+		ck_assert(a->r[i].hierarchy == b->r[i].hierarchy);
+		ck_assert_uint_eq(a->r[i].serial, b->r[i].serial);
+	}
+	parser_free(pa);
+	parser_free(pb);
+	free(data);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* A standalone record is delivered by the feed call itself: no EOE wait. */
+START_TEST(test_no_eoe_delay)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	char line[1024];
+
+	snprintf(line, sizeof(line),
+		 "type=UNKNOWN[1714] msg=audit(%lld.123:77): brute_hierarchy=4294967396 opid=5 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
+		 (long long)time(NULL));
+	ck_assert_int_eq(parser_feed(p, line, strlen(line)), 0);
+	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_uint_eq(rs->r[0].opid, 5);
+	ck_assert_uint_eq(rs->r[0].serial, 77);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+START_TEST(test_netlink_message)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const char *payload = "audit(1700000000.500:9): brute_hierarchy=4294967400 origin=4294967400 attack=fork speed=slow faults=3 ema_ms=900 threshold_ms=30000 max_faults=3 mode=1 action=audit ppid=1 pid=2 auid=0 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=4294967295 comm=\"a\" exe=\"/a\"";
+	const struct parser_stats *st = parser_get_stats(p);
+
+	/* kernel payloads may end with a NUL */
+	ck_assert_int_eq(parser_feed_netlink(p, 1713, payload, strlen(payload) + 1), 0);
+	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_int_eq(rs->r[0].speed, SPEED_SLOW);
+	ck_assert_int_eq(rs->r[0].action, ACTION_AUDIT);
+	ck_assert_uint_eq(rs->r[0].milli, 500);
+	/* other types are not even formatted */
+	ck_assert_int_eq(parser_feed_netlink(p, 1300, payload, strlen(payload)), 0);
+	ck_assert_uint_eq(st->other, 1);
+	/* embedded newline would inject a second record: refused */
+	ck_assert_int_eq(parser_feed_netlink(p, 1712, "audit(1.0:1): a=1\ntype=UNKNOWN[1714] x", 38), 0);
+	ck_assert_uint_eq(st->garbage, 1);
+	ck_assert_uint_eq(rs->n, 1);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+START_TEST(test_malformed_fixture)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	size_t len;
+	char *data = read_file(fixture("malformed.log"), &len);
+	const struct parser_stats *st = parser_get_stats(p);
+
+	ck_assert_int_eq(parser_feed(p, data, len), 0);
+	parser_finish(p);
+	ck_assert_uint_eq(st->records, 2);	/* first and last lines */
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(rs->r[0].serial, 400);
+	ck_assert_uint_eq(rs->r[1].serial, 411);
+	ck_assert_uint_eq(st->malformed, 7);
+	ck_assert_uint_eq(st->garbage, 3);
+	ck_assert_uint_eq(st->other, 3);	/* 1716, 1799, NOT_A_TYPE */
+	parser_free(p);
+	free(data);
+	free(rs);
+}
+END_TEST
+
+/* A 1 MiB field is skipped and counted; the records around it survive. */
+START_TEST(test_huge_field)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const char *ok = "type=UNKNOWN[1714] msg=audit(1700000000.000:1): brute_hierarchy=4294967396 opid=5 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n";
+	size_t big = 1024 * 1024;
+	char *line = malloc(big + 256);
+	int n = snprintf(line, 256, "type=UNKNOWN[1714] msg=audit(1700000000.000:2): brute_hierarchy=4294967396 opid=5 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"");
+
+	memset(line + n, 'A', big);
+	memcpy(line + n + big, "\"\n", 2);
+	ck_assert_int_eq(parser_feed(p, ok, strlen(ok)), 0);
+	/* in uneven pieces, as a pipe would deliver it */
+	for (size_t off = 0, total = (size_t)n + big + 2; off < total; off += 4093)
+		ck_assert_int_eq(parser_feed(p, line + off, total - off < 4093 ? total - off : 4093), 0);
+	ck_assert_int_eq(parser_feed(p, ok, strlen(ok)), 0);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(parser_get_stats(p)->oversized, 1);
+	/* a huge field inside the limit is still a malformed (too long) exe */
+	memset(line + n, 'B', PARSER_LINE_MAX - 300);
+	memcpy(line + n + PARSER_LINE_MAX - 300, "\"\n", 2);
+	ck_assert_int_eq(parser_feed(p, line, (size_t)n + PARSER_LINE_MAX - 300 + 2), 0);
+	ck_assert_uint_eq(parser_get_stats(p)->malformed, 1);
+	ck_assert_uint_eq(rs->n, 2);
+	free(line);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+/* Random bytes, with and without plausible prefixes: counted, never a crash. */
+START_TEST(test_garbage_bytes)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	size_t len = 2 * 1024 * 1024;
+	char *buf = malloc(len);
+	const char *prefixes[] = { "type=UNKNOWN[1712] msg=audit(", "type=UNKNOWN[1713] msg=audit(1700000000.000:1): brute_hierarchy=",
+				   "node=", "type=UNKNOWN[1714] msg=audit(1700000000.000:1): " };
+	unsigned seed = 12345;
+
+	for (size_t i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (char)(seed >> 16);
+		if ((seed >> 8) % 97 == 0)
+			buf[i] = '\n';
+	}
+	/* sprinkle record-like prefixes so libauparse sees junk too */
+	for (size_t off = 0; off + 200 < len; off += 9973) {
+		const char *pre = prefixes[(off / 9973) % 4];
+
+		buf[off] = '\n';
+		memcpy(buf + off + 1, pre, strlen(pre));
+	}
+	for (size_t off = 0; off < len; off += 65536)
+		ck_assert_int_eq(parser_feed(p, buf + off, len - off < 65536 ? len - off : 65536), 0);
+	parser_finish(p);
+	ck_assert_uint_gt(parser_get_stats(p)->garbage, 1000);
+	ck_assert_uint_gt(parser_get_stats(p)->malformed, 10);
+	ck_assert_uint_eq(parser_get_stats(p)->records, rs->n);
+	free(buf);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+Suite *parser_suite(void)
+{
+	Suite *s = suite_create("parser");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_line_type);
+	tcase_add_test(tc, test_fork_fixture_records);
+	tcase_add_test(tc, test_chunking);
+	tcase_add_test(tc, test_no_eoe_delay);
+	tcase_add_test(tc, test_netlink_message);
+	tcase_add_test(tc, test_malformed_fixture);
+	tcase_add_test(tc, test_huge_field);
+	tcase_add_test(tc, test_garbage_bytes);
+	suite_add_tcase(s, tc);
+	return s;
+}

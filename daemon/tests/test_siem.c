@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+#include "siem.h"
+
+static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV };
+
+static void mk_entry(struct entry *e)
+{
+	entry_init(e, ENTRY_ATTACK, LOG_ALERT, 1700000000123456ull);
+	entry_set_message(e, "attack on \"x\"");
+	entry_add(e, "HIERARCHY", "4294967396");
+	entry_add_u64(e, "FAULTS", 5);
+	entry_add(e, "EXE", "/tmp/a\"b\\c]d");
+	entry_add(e, "KILLED_TASK", "pid=1");
+	entry_add(e, "KILLED_TASK", "pid=2");
+}
+
+START_TEST(test_sd_escape)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	siem_escape_sd_value(&sb, "a\"b\\c]d[e=f");
+	ck_assert_str_eq(sb.buf, "a\\\"b\\\\c\\]d[e=f");
+	sb_reset(&sb);
+	/* invalid UTF-8 is replaced, valid multibyte passes */
+	siem_escape_sd_value(&sb, "\xff\xc3\xa9");
+	ck_assert_str_eq(sb.buf, "\xef\xbf\xbd\xc3\xa9");
+	sb_free(&sb);
+}
+END_TEST
+
+START_TEST(test_rfc5424)
+{
+	struct entry e;
+	struct strbuf sb = STRBUF_INIT;
+
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_rfc5424(&e, &fmt, &sb), 0);
+	/* PRI = authpriv(10)*8 + alert(1) = 81 */
+	ck_assert_str_eq(sb.buf,
+		"<81>1 2023-11-14T22:13:20.123456Z host1 brute-reportd 77 ATTACK "
+		"[brute@32473 kind=\"attack\" message_id=\"72daa15b2f794fafa7bedff6fcaee907\" "
+		"hierarchy=\"4294967396\" faults=\"5\" exe=\"/tmp/a\\\"b\\\\c\\]d\" "
+		"killed_task=\"pid=1\" killed_task=\"pid=2\"] \xef\xbb\xbf" "attack on \"x\"");
+	sb_free(&sb);
+	entry_free(&e);
+}
+END_TEST
+
+START_TEST(test_octet_counting)
+{
+	struct entry e;
+	struct strbuf wire = STRBUF_INIT, msg = STRBUF_INIT;
+	char *end;
+	unsigned long n;
+
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_wire(SIEM_TCP, &e, &fmt, &wire), 0);
+	ck_assert_int_eq(siem_format_rfc5424(&e, &fmt, &msg), 0);
+	n = strtoul(wire.buf, &end, 10);
+	ck_assert(*end == ' ');
+	ck_assert_uint_eq(n, msg.len);
+	ck_assert_uint_eq(wire.len, (size_t)(end - wire.buf) + 1 + msg.len);
+	ck_assert(memcmp(end + 1, msg.buf, msg.len) == 0);
+	sb_reset(&wire);
+	ck_assert_int_eq(siem_format_wire(SIEM_UDP, &e, &fmt, &wire), 0);
+	ck_assert_str_eq(wire.buf, msg.buf);
+	sb_reset(&wire);
+	ck_assert_int_eq(siem_format_wire(SIEM_JSON, &e, &fmt, &wire), 0);
+	ck_assert(wire.buf[wire.len - 1] == '\n');
+	ck_assert(memchr(wire.buf, '\n', wire.len - 1) == NULL);
+	sb_free(&wire);
+	sb_free(&msg);
+	entry_free(&e);
+}
+END_TEST
+
+START_TEST(test_json_escape)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	siem_escape_json(&sb, "q\"b\\s/n\nt\tc\x01\x1f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	ck_assert_str_eq(sb.buf, "q\\\"b\\\\s/n\\nt\\tc\\u0001\\u001f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	sb_reset(&sb);
+	/* invalid: lone continuation, overlong, surrogate, truncated */
+	siem_escape_json(&sb, "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82");
+	ck_assert_str_eq(sb.buf, "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd");
+	sb_reset(&sb);
+	siem_escape_json(&sb, "\b\f\r");
+	ck_assert_str_eq(sb.buf, "\\b\\f\\r");
+	sb_free(&sb);
+}
+END_TEST
+
+START_TEST(test_json_object)
+{
+	struct entry e;
+	struct strbuf sb = STRBUF_INIT;
+
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_json(&e, &fmt, &sb), 0);
+	ck_assert_str_eq(sb.buf,
+		"{\"timestamp\":\"2023-11-14T22:13:20.123456Z\",\"host\":\"host1\",\"app\":\"brute-reportd\","
+		"\"pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
+		"\"priority\":1,\"severity\":\"alert\",\"message\":\"attack on \\\"x\\\"\","
+		"\"hierarchy\":\"4294967396\",\"faults\":5,\"exe\":\"/tmp/a\\\"b\\\\c]d\","
+		"\"killed_task\":[\"pid=1\",\"pid=2\"]}");
+	sb_free(&sb);
+	entry_free(&e);
+}
+END_TEST
+
+Suite *siem_suite(void)
+{
+	Suite *s = suite_create("siem");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_sd_escape);
+	tcase_add_test(tc, test_rfc5424);
+	tcase_add_test(tc, test_octet_counting);
+	tcase_add_test(tc, test_json_escape);
+	tcase_add_test(tc, test_json_object);
+	suite_add_tcase(s, tc);
+	return s;
+}

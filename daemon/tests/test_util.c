@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+
+#include "tests.h"
+#include "util.h"
+#include "record.h"
+
+START_TEST(test_strbuf)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	ck_assert_str_eq(sb_str(&sb), "");
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(sb_printf(&sb, "%d,", i), 0);
+	ck_assert_uint_eq(strlen(sb.buf), sb.len);
+	ck_assert(strncmp(sb.buf, "0,1,2,", 6) == 0);
+	sb_consume(&sb, 2);
+	ck_assert(strncmp(sb.buf, "1,2,", 4) == 0);
+	sb_consume(&sb, sb.len + 5);
+	ck_assert_uint_eq(sb.len, 0);
+	sb_free(&sb);
+}
+END_TEST
+
+START_TEST(test_parse_u64)
+{
+	uint64_t v;
+	uint32_t w;
+
+	ck_assert_int_eq(parse_u64("18446744073709551615", &v), 0);
+	ck_assert(v == UINT64_MAX);
+	ck_assert_int_lt(parse_u64("18446744073709551616", &v), 0);
+	ck_assert_int_lt(parse_u64("-1", &v), 0);
+	ck_assert_int_lt(parse_u64("12a", &v), 0);
+	ck_assert_int_lt(parse_u64("", &v), 0);
+	ck_assert_int_lt(parse_u64(" 1", &v), 0);
+	ck_assert_int_lt(parse_u32("4294967296", &w), 0);
+	ck_assert_int_eq(parse_u32("4294967295", &w), 0);
+}
+END_TEST
+
+START_TEST(test_untrusted)
+{
+	char buf[64];
+	struct strbuf sb = STRBUF_INIT;
+
+	ck_assert_int_eq(audit_untrusted_decode("\"/usr/bin/x\"", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/usr/bin/x");
+	ck_assert_int_eq(audit_untrusted_decode("2F746D702F6120622022", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/tmp/a b \"");
+	ck_assert_int_eq(audit_untrusted_decode("(null)", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_lt(audit_untrusted_decode("2F7", buf, sizeof(buf)), 0);
+	ck_assert_int_lt(audit_untrusted_decode("ZZ", buf, sizeof(buf)), 0);
+	ck_assert_int_lt(audit_untrusted_decode("00", buf, sizeof(buf)), 0);
+	ck_assert_int_lt(audit_untrusted_decode("414141", buf, 3), 0);
+
+	audit_untrusted_encode(&sb, "plain");
+	ck_assert_str_eq(sb.buf, "\"plain\"");
+	sb_reset(&sb);
+	audit_untrusted_encode(&sb, "a b");
+	ck_assert_str_eq(sb.buf, "612062");
+	sb_free(&sb);
+}
+END_TEST
+
+START_TEST(test_rfc3339)
+{
+	char buf[40];
+
+	ck_assert_int_eq(format_rfc3339(1700000000123456ull, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "2023-11-14T22:13:20.123456Z");
+}
+END_TEST
+
+START_TEST(test_boundaries)
+{
+	unsigned m;
+	char buf[64];
+
+	ck_assert_int_eq(boundaries_from_list("setid,network", &m), 0);
+	ck_assert_uint_eq(m, BOUNDARY_SETID | BOUNDARY_NETWORK);
+	boundaries_to_list(m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "setid,network");
+	ck_assert_int_eq(boundaries_from_list("none", &m), 0);
+	ck_assert_uint_eq(m, 0);
+	boundaries_to_list(0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "none");
+	ck_assert_int_lt(boundaries_from_list("setid,bogus", &m), 0);
+}
+END_TEST
+
+START_TEST(test_entry_serialize)
+{
+	struct entry e, d;
+	struct strbuf sb = STRBUF_INIT;
+
+	entry_init(&e, ENTRY_ATTACK, LOG_ALERT, 1700000000000000ull);
+	entry_set_message(&e, "msg with = and \"quotes\"");
+	entry_add(&e, "HIERARCHY", "4294967396");
+	entry_add_u64(&e, "FAULTS", 5);
+	entry_add(&e, "EXE", "/a=b c");
+	ck_assert_int_eq(entry_serialize(&e, &sb), 0);
+	ck_assert_int_eq(entry_deserialize(sb.buf, sb.len, &d), 0);
+	ck_assert_int_eq(d.kind, ENTRY_ATTACK);
+	ck_assert_int_eq(d.priority, LOG_ALERT);
+	ck_assert(d.timestamp_usec == 1700000000000000ull);
+	ck_assert_str_eq(d.message, e.message);
+	ck_assert_uint_eq(d.n_fields, 3);
+	ck_assert_str_eq(entry_get(&d, "EXE"), "/a=b c");
+	ck_assert(d.fields[1].numeric);
+	ck_assert(!d.fields[0].numeric);
+	entry_free(&d);
+	/* corrupt inputs are refused, not crashed on */
+	ck_assert_int_lt(entry_deserialize(sb.buf, sb.len - 1, &d), 0);
+	ck_assert_int_lt(entry_deserialize("\x02K=attack", 10, &d), 0);
+	ck_assert_int_lt(entry_deserialize("\x01X=1", 5, &d), 0);
+	ck_assert_int_lt(entry_deserialize("", 0, &d), 0);
+	sb_free(&sb);
+	entry_free(&e);
+}
+END_TEST
+
+Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_strbuf);
+	tcase_add_test(tc, test_parse_u64);
+	tcase_add_test(tc, test_untrusted);
+	tcase_add_test(tc, test_rfc3339);
+	tcase_add_test(tc, test_boundaries);
+	tcase_add_test(tc, test_entry_serialize);
+	suite_add_tcase(s, tc);
+	return s;
+}

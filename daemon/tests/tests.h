@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tests.h - shared helpers for the libcheck suites of brute-reportd. */
+#ifndef BRUTE_TESTS_H
+#define BRUTE_TESTS_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "entry.h"
+#include "parser.h"
+#include "correlate.h"
+
+Suite *util_suite(void);
+Suite *parser_suite(void);
+Suite *correlate_suite(void);
+Suite *journal_suite(void);
+Suite *siem_suite(void);
+Suite *spool_suite(void);
+Suite *forward_suite(void);
+Suite *config_suite(void);
+Suite *daemon_suite(void);
+
+/* Path of a fixture under tests/fixtures (static buffer). */
+const char *fixture(const char *name);
+/* Whole file into a malloc'ed NUL-terminated buffer. */
+char *read_file(const char *path, size_t *len);
+/* A fresh temporary directory (static buffer, removed by rm_rf). */
+const char *make_tmpdir(void);
+void rm_rf(const char *path);
+/* Record a visibly skipped test (counted by tests/run-checks.sh). */
+void test_skip(const char *why);
+
+/* Collected entries of one correlation run. */
+struct collected {
+	struct entry *e;
+	size_t n;
+};
+
+void collect_cb(const struct entry *e, void *userdata);
+void collected_free(struct collected *c);
+/* Feed a fixture through parser + correlator (record time), then close all. */
+void run_fixture(const char *name, const struct correlate_config *cfg,
+		 struct collected *out, struct parser_stats *ps);
+/* Copy of an entry (deep). */
+void entry_copy(struct entry *dst, const struct entry *src);
+/* Index of the n-th entry of a kind, or -1. */
+int find_entry(const struct collected *c, enum entry_kind kind, int nth);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * util.h - logging, growable string buffers and small helpers shared by
+ * every module of brute-reportd.
+ */
+#ifndef BRUTE_UTIL_H
+#define BRUTE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- logging (the daemon's own diagnostics, not the incident entries) ---- */
+
+enum log_target {
+	LOG_TARGET_STDERR,	/* "brute-reportd: error: ..." for interactive use */
+	LOG_TARGET_KMSG_PREFIX,	/* "<3>..." prefixes, stderr connected to journald */
+};
+
+void log_setup(void);
+void log_set_max_level(int level);
+void log_set_quiet(bool quiet);
+void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_debug(...)   log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)    log_msg(LOG_INFO, __VA_ARGS__)
+#define log_notice(...)  log_msg(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_error(...)   log_msg(LOG_ERR, __VA_ARGS__)
+
+/* ---- growable byte/string buffer, always NUL terminated ---- */
+
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool oom;	/* an allocation failed; contents are truncated */
+};
+
+#define STRBUF_INIT { NULL, 0, 0, false }
+
+void sb_free(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+int sb_reserve(struct strbuf *sb, size_t extra);
+int sb_put(struct strbuf *sb, const void *data, size_t len);
+int sb_puts(struct strbuf *sb, const char *s);
+int sb_putc(struct strbuf *sb, char c);
+int sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Drop the first n bytes. */
+void sb_consume(struct strbuf *sb, size_t n);
+const char *sb_str(const struct strbuf *sb);
+
+/* ---- misc ---- */
+
+/* Copy with truncation, always NUL terminated (len > 0). */
+void strtcpy(char *dst, const char *src, size_t len);
+
+uint64_t now_monotonic_ms(void);
+uint64_t now_realtime_usec(void);
+/* Strict decimal unsigned parse of the whole string; -EINVAL/-ERANGE. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_u32(const char *s, uint32_t *ret);
+/* RFC 3339 UTC timestamp with microseconds: 2024-01-02T03:04:05.678901Z */
+int format_rfc3339(uint64_t usec, char *buf, size_t len);
+/*
+ * Decode an audit "untrusted string" value as the kernel writes it with
+ * audit_log_untrustedstring(): either "quoted" or hex encoded, or (null).
+ * Used only for fields libauparse does not know to interpret (oexe).
+ */
+int audit_untrusted_decode(const char *in, char *out, size_t outlen);
+/*
+ * Encode a value the way audit does for display in our own text fields:
+ * "quoted" when safe, hex otherwise.
+ */
+int audit_untrusted_encode(struct strbuf *sb, const char *value);
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Audit records
+ *
+ * One record type per fact (see Documentation/admin-guide/LSM/Brute.rst and
+ * uapi/linux/audit.h).  Every record names the hierarchy it is about with
+ * brute_hierarchy=, an identifier never reused.  Records are allocated with
+ * GFP_NOWAIT: they are emitted on the fatal signal path, under RCU and from
+ * softirq context; when audit's backlog is full they are dropped and counted
+ * as lost by audit, the statistics they report are kept regardless.
+ */
+
+#include <linux/audit.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/time64.h>
+
+#include "audit.h"
+#include "common.h"
+#include "hierarchy.h"
+
+#define BRUTE_AUDIT_GFP (GFP_NOWAIT | __GFP_NOWARN)
+
+enum {
+	BRUTE_AUDIT_ALLOCATED,
+};
+
+static const char *const brute_boundary_names[] = {
+	"setid", "fcaps", "cred", "network",
+};
+
+static void brute_log_boundaries(struct audit_buffer *ab, u32 boundaries)
+{
+	const char *sep = "";
+	size_t i;
+
+	audit_log_format(ab, " boundaries=");
+	if (!boundaries) {
+		audit_log_format(ab, "none");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(brute_boundary_names); i++) {
+		if (boundaries & BIT(i)) {
+			audit_log_format(ab, "%s%s", sep,
+					 brute_boundary_names[i]);
+			sep = ",";
+		}
+	}
+}
+
+static u64 brute_ms(u64 ns)
+{
+	return div_u64(ns, NSEC_PER_MSEC);
+}
+
+/*
+ * The "allocated" record is emitted lazily, the first time a record is
+ * about a hierarchy: a hierarchy only matters to the audit trail once it
+ * crossed a boundary or was charged a crash.
+ */
+static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
+{
+	struct audit_buffer *ab;
+
+	if (test_and_set_bit(BRUTE_AUDIT_ALLOCATED, &hierarchy->audit_flags))
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_HIERARCHY);
+	if (!ab)
+		return;
+	audit_log_format(ab, "brute_hierarchy=%llu status=allocated exec_parent=%llu",
+			 hierarchy->id,
+			 hierarchy->exec_parent ? hierarchy->exec_parent->id : 0);
+	brute_log_boundaries(ab, READ_ONCE(hierarchy->seen));
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+static void brute_log_ids(struct audit_buffer *ab, const char *prefix,
+			  const struct cred *cred)
+{
+	audit_log_format(ab,
+			 " %suid=%u %seuid=%u %ssuid=%u %sfsuid=%u %sgid=%u %segid=%u %ssgid=%u %sfsgid=%u",
+			 prefix, from_kuid(&init_user_ns, cred->uid),
+			 prefix, from_kuid(&init_user_ns, cred->euid),
+			 prefix, from_kuid(&init_user_ns, cred->suid),
+			 prefix, from_kuid(&init_user_ns, cred->fsuid),
+			 prefix, from_kgid(&init_user_ns, cred->gid),
+			 prefix, from_kgid(&init_user_ns, cred->egid),
+			 prefix, from_kgid(&init_user_ns, cred->sgid),
+			 prefix, from_kgid(&init_user_ns, cred->fsgid));
+}
+
+/**
+ * brute_audit_boundary() - Report a privilege boundary crossed
+ * @hierarchy: The hierarchy that crossed it.
+ * @boundary: One of enum brute_boundary.
+ * @old: Credentials before the crossing.
+ * @new: Credentials after it.
+ *
+ * Called in task context, inside the system call that crossed the boundary,
+ * so that the record joins that syscall's event.
+ */
+void brute_audit_boundary(struct brute_hierarchy *hierarchy, u32 boundary,
+			  const struct cred *old, const struct cred *new)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	brute_audit_allocated(hierarchy);
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_BOUNDARY);
+	if (!ab)
+		return;
+	audit_log_format(ab, "brute_hierarchy=%llu boundary=%s", hierarchy->id,
+			 brute_boundary_names[__ffs(boundary)]);
+	brute_log_ids(ab, "old_", old);
+	brute_log_ids(ab, "new_", new);
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_crash() - Report a counted crash
+ * @crash: The statistics the crash updated.
+ * @info: The signal.
+ */
+void brute_audit_crash(const struct brute_crash_info *crash,
+		       const kernel_siginfo_t *info)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	brute_audit_allocated(crash->hierarchy);
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_CRASH);
+	if (!ab)
+		return;
+	audit_log_format(ab,
+			 "brute_hierarchy=%llu origin=%llu sig=%d code=%d faults=%u period_ms=%llu ema_ms=%llu",
+			 crash->hierarchy->id, crash->origin->id, info->si_signo,
+			 info->si_code, crash->stats.faults,
+			 brute_ms(crash->period_ns),
+			 brute_ms(crash->stats.ema_ns));
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_attack() - Report a detected attack
+ * @crash: The statistics that gave the verdict.
+ * @verdict: The verdict, not BRUTE_VERDICT_NONE.
+ * @params: The parameters it was given with.
+ * @mode: The mode in force (enum brute_mode).
+ */
+void brute_audit_attack(const struct brute_crash_info *crash,
+			enum brute_verdict verdict,
+			const struct brute_params *params, unsigned int mode)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_ATTACK);
+	if (!ab)
+		return;
+	audit_log_format(ab,
+			 "brute_hierarchy=%llu origin=%llu attack=%s speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u mode=%u action=%s",
+			 crash->hierarchy->id, crash->origin->id,
+			 crash->hierarchy == crash->origin ? "fork" : "exec",
+			 verdict == BRUTE_VERDICT_SLOW ? "slow" : "fast",
+			 crash->stats.faults, brute_ms(crash->stats.ema_ns),
+			 params->threshold_ms, params->max_faults, mode,
+			 mode == 2 ? "kill" : "audit");
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_kill() - Report a task killed by Brute
+ * @hierarchy: The hierarchy of the attack.
+ * @task: The task, protected by RCU by the caller.
+ */
+void brute_audit_kill(struct brute_hierarchy *hierarchy,
+		      struct task_struct *task)
+{
+	char comm[sizeof(task->comm)];
+	struct audit_buffer *ab;
+	struct file *exe;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_KILL);
+	if (!ab)
+		return;
+	audit_log_format(ab,
+			 "brute_hierarchy=%llu opid=%d ouid=%u oauid=%u oses=%u ocomm=",
+			 hierarchy->id, task_tgid_nr(task),
+			 from_kuid(&init_user_ns, task_uid(task)),
+			 from_kuid(&init_user_ns, audit_get_loginuid(task)),
+			 audit_get_sessionid(task));
+	audit_log_untrustedstring(ab, get_task_comm(comm, task));
+	exe = get_task_exe_file(task);
+	if (exe) {
+		audit_log_d_path(ab, " oexe=", &exe->f_path);
+		fput(exe);
+	} else {
+		audit_log_format(ab, " oexe=(null)");
+	}
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_deallocated() - Report the end of a hierarchy
+ * @hierarchy: The hierarchy, whose last reference is gone.
+ *
+ * Only hierarchies whose allocation was reported are.  This may run in
+ * softirq context, where current is unrelated: the record carries no subject.
+ */
+void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
+{
+	struct audit_buffer *ab;
+
+	if (!test_bit(BRUTE_AUDIT_ALLOCATED, &hierarchy->audit_flags) ||
+	    !audit_enabled)
+		return;
+	ab = audit_log_start(NULL, BRUTE_AUDIT_GFP, AUDIT_BRUTE_HIERARCHY);
+	if (!ab)
+		return;
+	audit_log_format(ab,
+			 "brute_hierarchy=%llu status=deallocated faults=%u attacks=%u killed=%u",
+			 hierarchy->id, hierarchy->stats.faults,
+			 hierarchy->attacks, hierarchy->killed);
+	brute_log_boundaries(ab, hierarchy->seen);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_config() - Report a tunable change
+ * @name: Name of the tunable under /proc/sys/kernel/brute/.
+ * @old: Previous value.
+ * @new: New value.
+ */
+void brute_audit_config(const char *name, unsigned int old, unsigned int new)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_BRUTE_CONFIG);
+	if (!ab)
+		return;
+	audit_log_format(ab, "tunable=%s old=%u new=%u", name, old, new);
+	audit_log_task_info(ab);
+	audit_log_format(ab, " res=1");
+	audit_log_end(ab);
+}

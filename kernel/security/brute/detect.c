@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Attack detection: crash statistics and verdict
+ *
+ * Everything here is pure computation on values passed in, so that it can be
+ * tested with KUnit and reasoned about without locks.
+ */
+
+#include <linux/cred.h>
+#include <linux/math64.h>
+#include <linux/signal.h>
+#include <linux/time64.h>
+#include <linux/uidgid.h>
+
+#include "common.h"
+#include "detect.h"
+
+/**
+ * brute_ema_next() - Add a period to the crash period average
+ * @ema_ns: Current exponential moving average, in nanoseconds.
+ * @period_ns: The new period, in nanoseconds.
+ * @num: Numerator of the weight of the new period.
+ * @den: Denominator of that weight, greater than @num.
+ *
+ * Computes ema - ema * w + period * w with w = num / den, the form the
+ * Brute documentation derives.  Time is kept in nanoseconds so that periods
+ * far shorter than a jiffy still move the average: rounding only ever drops
+ * less than one nanosecond per term.
+ *
+ * Return: The new average.
+ */
+u64 brute_ema_next(u64 ema_ns, u64 period_ns, u32 num, u32 den)
+{
+	return ema_ns - mul_u64_u32_div(ema_ns, num, den) +
+	       mul_u64_u32_div(period_ns, num, den);
+}
+
+/**
+ * brute_stats_reset() - Start statistics afresh
+ * @stats: Statistics to reset.
+ * @now_ns: Current time, from ktime_get_ns().
+ */
+void brute_stats_reset(struct brute_stats *stats, u64 now_ns)
+{
+	stats->faults = 0;
+	stats->last_ns = now_ns;
+	stats->ema_ns = 0;
+}
+
+/**
+ * brute_stats_update() - Count a crash
+ * @stats: Statistics of the hierarchy the crash is charged to.
+ * @now_ns: Time of the crash, from ktime_get_ns().
+ * @params: Detection parameters.
+ *
+ * Return: The period between this crash and the previous one (or the start
+ * of the statistics), in nanoseconds.
+ */
+u64 brute_stats_update(struct brute_stats *stats, u64 now_ns,
+		       const struct brute_params *params)
+{
+	u64 period = now_ns > stats->last_ns ? now_ns - stats->last_ns : 0;
+
+	stats->ema_ns = brute_ema_next(stats->ema_ns, period, params->ema_num,
+				       params->ema_den);
+	stats->last_ns = now_ns;
+	if (stats->faults < U32_MAX)
+		stats->faults++;
+	return period;
+}
+
+/**
+ * brute_verdict() - Decide whether statistics show an attack
+ * @stats: Statistics of a hierarchy.
+ * @params: Detection parameters.
+ *
+ * No verdict is given before @params->min_faults crashes: the average needs
+ * some data to show a trend, and a program that fails right after execve()
+ * for unrelated reasons must not be taken for an attack.  Then a slow attack
+ * is detected at @params->max_faults crashes, and a fast one as soon as the
+ * average period is strictly under @params->threshold_ms.
+ *
+ * Return: The verdict.
+ */
+enum brute_verdict brute_verdict(const struct brute_stats *stats,
+				 const struct brute_params *params)
+{
+	if (stats->faults < params->min_faults)
+		return BRUTE_VERDICT_NONE;
+	if (stats->faults >= params->max_faults)
+		return BRUTE_VERDICT_SLOW;
+	if (stats->ema_ns < (u64)params->threshold_ms * NSEC_PER_MSEC)
+		return BRUTE_VERDICT_FAST;
+	return BRUTE_VERDICT_NONE;
+}
+
+/**
+ * brute_signal_counts() - Tell whether a fatal signal is a crash
+ * @info: The signal that kills the task.
+ * @self_tgid: The dying task's thread group id, as seen in its own pid
+ *             namespace (task_tgid_vnr(current)).
+ *
+ * A crash is a fault the kernel raised against the task (SIGSEGV, SIGBUS,
+ * SIGILL, SIGFPE, SIGTRAP, SIGSYS with a kernel si_code, SI_KERNEL included),
+ * or a SIGABRT the task raised against itself, as glibc does when it finds a
+ * smashed stack canary or a corrupted heap.  A signal sent by a user (kill(),
+ * sigqueue(), tgkill() from another process) never counts, whatever its
+ * number: otherwise any user could get a privileged process killed by
+ * signalling it.  SIGKILL never counts: it is how the OOM killer, Brute
+ * itself and group exits end tasks, none of which is a crash.
+ *
+ * The kernel fills si_pid itself for SI_USER and SI_TKILL, so a self-raised
+ * SIGABRT cannot be faked by another process.
+ *
+ * Return: True if the signal counts as a crash.
+ */
+bool brute_signal_counts(const kernel_siginfo_t *info, pid_t self_tgid)
+{
+	switch (info->si_signo) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+	case SIGSYS:
+		return SI_FROMKERNEL(info);
+	case SIGABRT:
+		if (SI_FROMKERNEL(info))
+			return true;
+		return (info->si_code == SI_TKILL || info->si_code == SI_USER) &&
+		       info->si_pid == self_tgid;
+	default:
+		return false;
+	}
+}
+
+/**
+ * brute_ids_save() - Save the IDs of credentials
+ * @ids: Where to save them.
+ * @cred: Credentials to read.
+ */
+void brute_ids_save(struct brute_ids *ids, const struct cred *cred)
+{
+	ids->uid = cred->uid;
+	ids->suid = cred->suid;
+	ids->euid = cred->euid;
+	ids->fsuid = cred->fsuid;
+	ids->gid = cred->gid;
+	ids->sgid = cred->sgid;
+	ids->egid = cred->egid;
+	ids->fsgid = cred->fsgid;
+}
+
+/**
+ * brute_ids_changed() - Compare credentials with saved IDs
+ * @ids: Saved IDs.
+ * @cred: Credentials to compare.
+ *
+ * Return: True if any of the real, saved, effective or filesystem user or
+ * group IDs differs.
+ */
+bool brute_ids_changed(const struct brute_ids *ids, const struct cred *cred)
+{
+	return !uid_eq(ids->uid, cred->uid) || !uid_eq(ids->suid, cred->suid) ||
+	       !uid_eq(ids->euid, cred->euid) ||
+	       !uid_eq(ids->fsuid, cred->fsuid) ||
+	       !gid_eq(ids->gid, cred->gid) || !gid_eq(ids->sgid, cred->sgid) ||
+	       !gid_eq(ids->egid, cred->egid) ||
+	       !gid_eq(ids->fsgid, cred->fsgid);
+}
+
+#ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
+
+#include <kunit/test.h>
+
+static const struct brute_params test_params = {
+	.threshold_ms = 30000,
+	.min_faults = 5,
+	.max_faults = 200,
+	.ema_num = 7,
+	.ema_den = 10,
+};
+
+static void test_ema_weight(struct kunit *const test)
+{
+	/* From 0, a period enters with weight 7/10. */
+	KUNIT_EXPECT_EQ(test, 7000, brute_ema_next(0, 10000, 7, 10));
+	/* A constant period is a fixed point. */
+	KUNIT_EXPECT_EQ(test, 10000, brute_ema_next(10000, 10000, 7, 10));
+	/* 100 - 70 + 0 */
+	KUNIT_EXPECT_EQ(test, 30, brute_ema_next(100, 0, 7, 10));
+	/* Other weights. */
+	KUNIT_EXPECT_EQ(test, 500, brute_ema_next(0, 1000, 1, 2));
+	KUNIT_EXPECT_EQ(test, 750, brute_ema_next(1000, 500, 1, 2));
+}
+
+static void test_ema_rounding(struct kunit *const test)
+{
+	/* Each product rounds down: 9 - 6 + 0 (0.7 dropped). */
+	KUNIT_EXPECT_EQ(test, 3, brute_ema_next(9, 1, 7, 10));
+	/* 2 - 1 + 0: never more than one unit off per product. */
+	KUNIT_EXPECT_EQ(test, 1, brute_ema_next(2, 0, 7, 10));
+	/* Sub-jiffy periods still move the average (v6 kept jiffies: 0). */
+	KUNIT_EXPECT_EQ(test, 70000, brute_ema_next(0, 100000, 7, 10));
+	/* No overflow with huge values: 10 years in ns, times 7. */
+	KUNIT_EXPECT_EQ(test, 315360000ULL * NSEC_PER_SEC,
+			brute_ema_next(315360000ULL * NSEC_PER_SEC,
+				       315360000ULL * NSEC_PER_SEC, 7, 10));
+}
+
+static void test_stats_update(struct kunit *const test)
+{
+	struct brute_stats stats;
+
+	brute_stats_reset(&stats, 1000);
+	KUNIT_EXPECT_EQ(test, 0, stats.faults);
+	KUNIT_EXPECT_EQ(test, 500, brute_stats_update(&stats, 1500, &test_params));
+	KUNIT_EXPECT_EQ(test, 1, stats.faults);
+	KUNIT_EXPECT_EQ(test, 1500, stats.last_ns);
+	KUNIT_EXPECT_EQ(test, 350, stats.ema_ns);
+	/* A clock that did not move gives a zero period, not a huge one. */
+	KUNIT_EXPECT_EQ(test, 0, brute_stats_update(&stats, 1400, &test_params));
+	KUNIT_EXPECT_EQ(test, 2, stats.faults);
+	/* The fault count saturates. */
+	stats.faults = U32_MAX;
+	brute_stats_update(&stats, 2000, &test_params);
+	KUNIT_EXPECT_EQ(test, U32_MAX, stats.faults);
+}
+
+static void test_verdict_thresholds(struct kunit *const test)
+{
+	struct brute_stats stats = {};
+
+	/* Under min_faults, even a zero period gives no verdict. */
+	stats.faults = 4;
+	stats.ema_ns = 0;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE,
+			brute_verdict(&stats, &test_params));
+	/* At min_faults, a fast average is an attack. */
+	stats.faults = 5;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST,
+			brute_verdict(&stats, &test_params));
+	/* The threshold itself is not under the threshold. */
+	stats.ema_ns = 30000ULL * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE,
+			brute_verdict(&stats, &test_params));
+	stats.ema_ns = 30000ULL * NSEC_PER_MSEC - 1;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST,
+			brute_verdict(&stats, &test_params));
+	/* A slow attack: one under max_faults is none, max_faults is one. */
+	stats.ema_ns = 3600ULL * NSEC_PER_SEC;
+	stats.faults = 199;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE,
+			brute_verdict(&stats, &test_params));
+	stats.faults = 200;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_SLOW,
+			brute_verdict(&stats, &test_params));
+}
+
+/*
+ * The documentation's table: after a quiet month, year and decade (the
+ * average is that long), an attack crashing every second is detected on
+ * crash 10, 12 and 14 (n = log(30 s / quiet) / log(1 - 0.7): 9.44, 11.50,
+ * 13.42).
+ */
+static void test_doc_table(struct kunit *const test)
+{
+	static const struct {
+		u64 quiet_s;
+		u32 detected_at;
+	} cases[] = {
+		{ 30ULL * 24 * 3600, 10 },
+		{ 365ULL * 24 * 3600, 12 },
+		{ 3650ULL * 24 * 3600, 14 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct brute_stats stats = {
+			.faults = 0,
+			.last_ns = 0,
+			.ema_ns = cases[i].quiet_s * NSEC_PER_SEC,
+		};
+		u64 now = 0;
+		u32 crash;
+
+		for (crash = 1; crash <= 20; crash++) {
+			now += NSEC_PER_SEC;
+			brute_stats_update(&stats, now, &test_params);
+			if (brute_verdict(&stats, &test_params) !=
+			    BRUTE_VERDICT_NONE)
+				break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].detected_at, crash,
+				    "quiet period %llu s", cases[i].quiet_s);
+	}
+}
+
+/* Crashes much faster than a jiffy are detected at min_faults (v6: never). */
+static void test_fast_attack_sub_jiffy(struct kunit *const test)
+{
+	struct brute_stats stats;
+	u64 now = 1000000;
+	u32 crash;
+
+	brute_stats_reset(&stats, now);
+	for (crash = 1; crash <= 5; crash++) {
+		now += 200 * NSEC_PER_USEC;
+		brute_stats_update(&stats, now, &test_params);
+		KUNIT_EXPECT_EQ(test, crash < 5 ? BRUTE_VERDICT_NONE :
+						  BRUTE_VERDICT_FAST,
+				brute_verdict(&stats, &test_params));
+	}
+	KUNIT_EXPECT_GT(test, stats.ema_ns, 0);
+}
+
+static void test_signal_filter(struct kunit *const test)
+{
+	kernel_siginfo_t info;
+
+	/* A real fault counts. */
+	clear_siginfo(&info);
+	info.si_signo = SIGSEGV;
+	info.si_code = SEGV_MAPERR;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_KERNEL;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+	info.si_signo = SIGBUS;
+	info.si_code = BUS_ADRERR;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+
+	/* kill -SEGV from a user, even the task itself, does not. */
+	info.si_signo = SIGSEGV;
+	info.si_code = SI_USER;
+	info.si_pid = 7;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_pid = 42;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_QUEUE;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_TKILL;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+
+	/* SIGKILL never counts, not even from the kernel (OOM, Brute). */
+	info.si_signo = SIGKILL;
+	info.si_code = SI_KERNEL;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = SIGABRT; /* The seeds' test compared with this. */
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+
+	/* Other kernel-sent fatal signals are not crashes. */
+	info.si_signo = SIGXCPU;
+	info.si_code = SI_KERNEL;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+
+	/* SIGABRT raised by the task itself (glibc abort()) counts... */
+	info.si_signo = SIGABRT;
+	info.si_code = SI_TKILL;
+	info.si_pid = 42;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_USER;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+	/* ...but not sent by another process, nor forged with sigqueue(). */
+	info.si_pid = 7;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_QUEUE;
+	info.si_pid = 42;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+}
+
+static void test_ids_changed(struct kunit *const test)
+{
+	struct cred cred = {};
+	struct brute_ids ids;
+
+	cred.uid = KUIDT_INIT(1000);
+	cred.suid = KUIDT_INIT(1000);
+	cred.euid = KUIDT_INIT(1000);
+	cred.fsuid = KUIDT_INIT(1000);
+	cred.gid = KGIDT_INIT(1000);
+	cred.sgid = KGIDT_INIT(1000);
+	cred.egid = KGIDT_INIT(1000);
+	cred.fsgid = KGIDT_INIT(1000);
+	brute_ids_save(&ids, &cred);
+	KUNIT_EXPECT_FALSE(test, brute_ids_changed(&ids, &cred));
+
+#define CHECK_ID_FIELD(field, make)					\
+	do {								\
+		struct cred c = cred;					\
+		c.field = make(0);					\
+		KUNIT_EXPECT_TRUE_MSG(test, brute_ids_changed(&ids, &c), \
+				      #field);				\
+	} while (0)
+	CHECK_ID_FIELD(uid, KUIDT_INIT);
+	CHECK_ID_FIELD(suid, KUIDT_INIT);
+	CHECK_ID_FIELD(euid, KUIDT_INIT);
+	CHECK_ID_FIELD(fsuid, KUIDT_INIT);
+	CHECK_ID_FIELD(gid, KGIDT_INIT);
+	CHECK_ID_FIELD(sgid, KGIDT_INIT);
+	CHECK_ID_FIELD(egid, KGIDT_INIT);
+	CHECK_ID_FIELD(fsgid, KGIDT_INIT);
+#undef CHECK_ID_FIELD
+}
+
+static struct kunit_case test_cases[] = {
+	KUNIT_CASE(test_ema_weight),
+	KUNIT_CASE(test_ema_rounding),
+	KUNIT_CASE(test_stats_update),
+	KUNIT_CASE(test_verdict_thresholds),
+	KUNIT_CASE(test_doc_table),
+	KUNIT_CASE(test_fast_attack_sub_jiffy),
+	KUNIT_CASE(test_signal_filter),
+	KUNIT_CASE(test_ids_changed),
+	{}
+};
+
+static struct kunit_suite test_suite = {
+	.name = "brute_detect",
+	.test_cases = test_cases,
+};
+
+kunit_test_suite(test_suite);
+
+#endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */

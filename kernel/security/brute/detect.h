@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Brute LSM - Attack detection: crash statistics and verdict
+ */
+
+#ifndef _SECURITY_BRUTE_DETECT_H
+#define _SECURITY_BRUTE_DETECT_H
+
+#include <linux/cred.h>
+#include <linux/signal_types.h>
+#include <linux/types.h>
+
+/**
+ * struct brute_params - Detection parameters (the sysctl tunables)
+ * @threshold_ms: A fast attack is detected when the crash period average
+ *                falls under this many milliseconds.
+ * @min_faults: No verdict is given before this many crashes.
+ * @max_faults: A slow attack is detected at this many crashes.
+ * @ema_num: Numerator of the weight of a new period in the average.
+ * @ema_den: Denominator of that weight; @ema_num < @ema_den.
+ */
+struct brute_params {
+	u32 threshold_ms;
+	u32 min_faults;
+	u32 max_faults;
+	u32 ema_num;
+	u32 ema_den;
+};
+
+/**
+ * struct brute_stats - Crash statistics of a fork hierarchy
+ * @faults: Number of crashes counted, saturating.
+ * @last_ns: Time of the last crash, or of the (re)start of the statistics
+ *           before the first one (ktime_get_ns()).
+ * @ema_ns: Exponential moving average of the period between crashes.
+ */
+struct brute_stats {
+	u32 faults;
+	u64 last_ns;
+	u64 ema_ns;
+};
+
+/**
+ * enum brute_verdict - Result of the detection
+ * @BRUTE_VERDICT_NONE: No attack.
+ * @BRUTE_VERDICT_FAST: The crash period average fell under the threshold.
+ * @BRUTE_VERDICT_SLOW: The maximum number of crashes was reached.
+ */
+enum brute_verdict {
+	BRUTE_VERDICT_NONE,
+	BRUTE_VERDICT_FAST,
+	BRUTE_VERDICT_SLOW,
+};
+
+/**
+ * struct brute_ids - The user and group IDs a crossing is checked against
+ */
+struct brute_ids {
+	kuid_t uid, suid, euid, fsuid;
+	kgid_t gid, sgid, egid, fsgid;
+};
+
+u64 brute_ema_next(u64 ema_ns, u64 period_ns, u32 num, u32 den);
+void brute_stats_reset(struct brute_stats *stats, u64 now_ns);
+u64 brute_stats_update(struct brute_stats *stats, u64 now_ns,
+		       const struct brute_params *params);
+enum brute_verdict brute_verdict(const struct brute_stats *stats,
+				 const struct brute_params *params);
+bool brute_signal_counts(const kernel_siginfo_t *info, pid_t self_tgid);
+void brute_ids_save(struct brute_ids *ids, const struct cred *cred);
+bool brute_ids_changed(const struct brute_ids *ids, const struct cred *cred);
+
+#endif /* _SECURITY_BRUTE_DETECT_H */

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Security framework setup
+ */
+
+#include <linux/init.h>
+#include <linux/lsm_hooks.h>
+#include <uapi/linux/lsm.h>
+
+#include "common.h"
+#include "hierarchy.h"
+#include "net.h"
+#include "setup.h"
+#include "sysctl.h"
+#include "task.h"
+
+const struct lsm_id brute_lsmid = {
+	.name = BRUTE_NAME,
+	.id = LSM_ID_BRUTE,
+};
+
+struct lsm_blob_sizes brute_blob_sizes __ro_after_init = {
+	.lbs_task = sizeof(struct brute_task_security),
+#ifdef CONFIG_SECURITY_NETWORK
+	.lbs_sock = sizeof(struct brute_sock_security),
+#endif
+};
+
+static int __init brute_init(void)
+{
+	int err;
+
+	err = brute_hierarchy_init();
+	if (err)
+		return err;
+	brute_task_add_hooks();
+	brute_net_add_hooks();
+	err = brute_sysctl_init();
+	if (err)
+		return err;
+	pr_info("up and running\n");
+	return 0;
+}
+
+DEFINE_LSM(brute) = {
+	.name = BRUTE_NAME,
+	.init = brute_init,
+	.blobs = &brute_blob_sizes,
+};

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Tunables in /proc/sys/kernel/brute/
+ *
+ * Each value is read locklessly on the crash path; writers are serialized so
+ * that the checks between values (min_faults <= max_faults, numerator <
+ * denominator) hold against the other values as they are.
+ */
+
+#include <linux/capability.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/sysctl.h>
+
+#include "audit.h"
+#include "common.h"
+#include "sysctl.h"
+
+static unsigned int brute_mode_value = BRUTE_MODE_KILL;
+static unsigned int brute_threshold_ms = 30000;
+static unsigned int brute_min_faults = 5;
+static unsigned int brute_max_faults = 200;
+static unsigned int brute_ema_num = 7;
+static unsigned int brute_ema_den = 10;
+
+/* Upper bounds that keep every product in range and values meaningful. */
+#define BRUTE_THRESHOLD_MS_MAX (30U * 24 * 3600 * 1000)
+#define BRUTE_FAULTS_MAX 1000000U
+#define BRUTE_EMA_DEN_MAX 1000U
+
+static DEFINE_MUTEX(brute_sysctl_mutex);
+
+/**
+ * brute_mode() - Get the current mode
+ *
+ * Return: The mode.
+ */
+enum brute_mode brute_mode(void)
+{
+	return READ_ONCE(brute_mode_value);
+}
+
+/**
+ * brute_params_get() - Get a snapshot of the detection parameters
+ * @params: Where to store them.
+ *
+ * The values are read without a lock: a snapshot taken during a write may
+ * mix old and new values, so the invariants are enforced again here.
+ */
+void brute_params_get(struct brute_params *params)
+{
+	params->threshold_ms = READ_ONCE(brute_threshold_ms);
+	params->min_faults = READ_ONCE(brute_min_faults);
+	params->max_faults = READ_ONCE(brute_max_faults);
+	params->ema_num = READ_ONCE(brute_ema_num);
+	params->ema_den = READ_ONCE(brute_ema_den);
+	if (params->ema_num >= params->ema_den)
+		params->ema_num = params->ema_den - 1;
+	params->max_faults = max(params->max_faults, params->min_faults);
+}
+
+/*
+ * Bounds of a value given the current values of the others.  Called with
+ * brute_sysctl_mutex held.
+ */
+static void brute_bounds(const unsigned int *data, unsigned int *min,
+			 unsigned int *max)
+{
+	if (data == &brute_mode_value) {
+		*min = BRUTE_MODE_OFF;
+		*max = BRUTE_MODE_KILL;
+	} else if (data == &brute_threshold_ms) {
+		*min = 1;
+		*max = BRUTE_THRESHOLD_MS_MAX;
+	} else if (data == &brute_min_faults) {
+		*min = 1;
+		*max = brute_max_faults;
+	} else if (data == &brute_max_faults) {
+		*min = brute_min_faults;
+		*max = BRUTE_FAULTS_MAX;
+	} else if (data == &brute_ema_num) {
+		*min = 1;
+		*max = brute_ema_den - 1;
+	} else {
+		*min = brute_ema_num + 1;
+		*max = BRUTE_EMA_DEN_MAX;
+	}
+}
+
+static int brute_sysctl_handler(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	unsigned int *data = table->data;
+	unsigned int min, max, value;
+	struct ctl_table tmp = *table;
+	int ret;
+
+	if (!write)
+		return proc_douintvec(table, write, buffer, lenp, ppos);
+
+	/* Like Yama's ptrace_scope: changing the policy needs privilege. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	mutex_lock(&brute_sysctl_mutex);
+	brute_bounds(data, &min, &max);
+	value = *data;
+	tmp.data = &value;
+	tmp.extra1 = &min;
+	tmp.extra2 = &max;
+	ret = proc_douintvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!ret && value != *data) {
+		const unsigned int old = *data;
+
+		WRITE_ONCE(*data, value);
+		brute_audit_config(table->procname, old, value);
+	}
+	mutex_unlock(&brute_sysctl_mutex);
+	return ret;
+}
+
+#define BRUTE_SYSCTL(name, var)					\
+	{							\
+		.procname = name,				\
+		.data = &(var),					\
+		.maxlen = sizeof(unsigned int),			\
+		.mode = 0644,					\
+		.proc_handler = brute_sysctl_handler,		\
+	}
+
+static struct ctl_table brute_sysctl_table[] = {
+	BRUTE_SYSCTL("mode", brute_mode_value),
+	BRUTE_SYSCTL("crash_period_threshold_ms", brute_threshold_ms),
+	BRUTE_SYSCTL("min_faults", brute_min_faults),
+	BRUTE_SYSCTL("max_faults", brute_max_faults),
+	BRUTE_SYSCTL("ema_weight_numerator", brute_ema_num),
+	BRUTE_SYSCTL("ema_weight_denominator", brute_ema_den),
+};
+
+/**
+ * brute_sysctl_init() - Register /proc/sys/kernel/brute/
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int __init brute_sysctl_init(void)
+{
+	if (!register_sysctl("kernel/brute", brute_sysctl_table))
+		return -ENOMEM;
+	return 0;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the Brute selftests, each test in its own process, as root.
+# Prints one TAP line per test ("ok - brute.NAME" / "not ok - brute.NAME"),
+# with the harness output of a failed test as "#" diagnostics.
+#
+# Usage: run.sh [TEST...]
+
+dir=$(cd "$(dirname "$0")" && pwd)
+ksft_skip=4
+
+if [ "$(id -u)" != 0 ]; then
+	echo "ok - brute # SKIP must run as root"
+	exit $ksft_skip
+fi
+
+# The crashes are the point: do not log each one on the console.
+echo 0 >/proc/sys/debug/exception-trace 2>/dev/null
+
+# Set-user-ID root copies of the target and of the attacker.
+for prog in crasher attacker; do
+	cp "$dir/$prog" "$dir/${prog}_suid" && chown 0:0 "$dir/${prog}_suid" &&
+		chmod 4755 "$dir/${prog}_suid" || exit 1
+done
+
+# Two network namespaces joined by a veth pair, loopback up in the server's.
+cleanup_net() {
+	ip netns del brute_srv 2>/dev/null
+	ip netns del brute_cli 2>/dev/null
+}
+trap cleanup_net EXIT
+cleanup_net
+if ip netns add brute_srv 2>/dev/null && ip netns add brute_cli &&
+	ip link add brute0 netns brute_srv type veth peer name brute1 netns brute_cli &&
+	ip -n brute_srv addr add 10.199.0.1/24 dev brute0 &&
+	ip -n brute_cli addr add 10.199.0.2/24 dev brute1 &&
+	ip -n brute_srv link set brute0 up && ip -n brute_cli link set brute1 up &&
+	ip -n brute_srv link set lo up && ip -n brute_cli link set lo up; then
+	:
+else
+	echo "# no network namespaces: the network cases will skip"
+	cleanup_net
+fi
+
+if [ $# -gt 0 ]; then
+	tests="$*"
+else
+	tests=$("$dir/brute_test" -l 2>&1 |
+		awk '!/^#/ && !/^---/ && NF && $NF != "global" { print $NF }')
+fi
+
+status=0
+for t in $tests; do
+	out=$("$dir/brute_test" -t "$t" 2>&1)
+	rc=$?
+	if [ $rc = 0 ] || [ $rc = $ksft_skip ]; then
+		why=$(echo "$out" | sed -n 's/^ok [0-9]* .* # SKIP *//p' | head -n 1)
+		if [ -n "$why" ]; then
+			echo "ok - brute.$t # SKIP $why"
+		else
+			echo "ok - brute.$t"
+		fi
+	else
+		echo "not ok - brute.$t"
+		echo "$out" | sed 's/^/# /'
+		status=1
+	fi
+done
+exit $status

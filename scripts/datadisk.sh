@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# datadisk.sh [OUT]: make the system guest's per-run data disk (ext4, label "data", mounted
+# on /data in the guest) and print its path. Contents:
+#   tests/     tests/system/*.sh
+#   rig/       run-tests.sh, system-run, tap.sh, inject/, bin/ (runas, segv, ...)
+#   selftests/ the static selftests, if built
+#   root/      `make install DESTDIR=...` (daemon, rules, units) + tests/system/root/,
+#              copied onto / in the guest before the tests run
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+out=${1:-$rig/data.ext4}
+"$top/scripts/selftests.sh"
+stage=$rig/data.d
+rm -rf "$stage"
+mkdir -p "$stage"/{tests,rig/bin,root}
+chmod 755 "$stage/root"
+for t in "$top"/tests/system/*.sh; do
+	[ -e "$t" ] && install -m 755 "$t" "$stage/tests/"
+done
+install -m 755 "$top"/tests/rig/{run-tests.sh,system-run} "$stage/rig/"
+install -m 644 "$top/tests/rig/tap.sh" "$stage/rig/"
+cp -r "$top/tests/rig/inject" "$stage/rig/"
+cp -a "$rig"/bin/. "$stage/rig/bin/"
+[ -d "$rig/selftests" ] && cp -a "$rig/selftests" "$stage/selftests"
+
+if [ -f "$top/daemon/Makefile" ] || compgen -G "$top/rules/*.rules" >/dev/null ||
+	compgen -G "$top/systemd/*" >/dev/null; then
+	make -s -C "$top" install DESTDIR="$stage/root" PREFIX=/usr >&2 ||
+		die "make install DESTDIR=$stage/root failed"
+fi
+[ -d "$top/tests/system/root" ] && cp -a "$top/tests/system/root/." "$stage/root/"
+[ -n "$(ls -A "$stage/root")" ] || rmdir "$stage/root"
+
+size=$(($(du -sm "$stage" | cut -f1) + 32))
+mkfs.ext4 -q -F -L data -d "$stage" "$out" "${size}M" >&2
+echo "$out"

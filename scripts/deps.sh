@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project needs to build and test.
+# Idempotent: on a machine that has them all it runs one dpkg-query and exits.
+set -euo pipefail
+
+packages=(
+	build-essential flex bison bc libelf-dev libssl-dev dwarves linux-source-6.12
+	qemu-system-x86 busybox-static cpio debootstrap auditd audispd-plugins
+	libaudit-dev libauparse-dev libsystemd-dev check pkg-config e2fsprogs
+	iproute2 rsyslog kmod python3 rsync
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "${status:0:2}" = "ii" ] || missing+=("$p")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+[ "$(id -u)" -eq 0 ] || { echo "deps: need root to install packages" >&2; exit 1; }
+# Third-party apt sources may be unreachable; what matters is the install below.
+apt-get update -q || echo "deps: warning: apt-get update reported errors" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Build the system guest: a Debian bookworm (minbase + systemd, auditd, rsyslog) ext4 image.
+# Cached in $cache/rig, keyed on this script's content: edit the recipe below and the next run
+# rebuilds it (~1 min). Prints the image path. Needs root (debootstrap, chroot).
+#
+# The image carries brute-tests.service, which only starts when the kernel command line says
+# systemd.wants=brute-tests.service (the host runner does, `make shell-system` doesn't): it
+# mounts the per-run data disk (label "data") on /data and runs /data/rig/system-run.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+img=$rig/rootfs.ext4
+key=$(sha256sum "$0" | cut -d' ' -f1)
+if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
+	echo "$img"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap)"
+
+# The Debian mirror apt uses here (deb822 or one-line sources), else the default one.
+mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	grep -v -e security -e nodesource -e google | head -n1 || true)
+[ -n "$mirror" ] || mirror=$(grep -hs '^deb .*debian.* bookworm ' /etc/apt/sources.list \
+	/etc/apt/sources.list.d/*.list | awk '{print $2}' | head -n1 || true)
+mirror=${mirror:-http://deb.debian.org/debian}
+
+dir=$rig/rootfs.d
+rm -rf "$dir" "$img" "$img.key"
+log "debootstrap bookworm from $mirror"
+start=$(date +%s)
+debootstrap --variant=minbase \
+	--include=systemd,systemd-sysv,auditd,rsyslog,iproute2,procps,udev,kmod \
+	bookworm "$dir" "$mirror" >"$rig/debootstrap.log" 2>&1 ||
+	die "debootstrap failed, log: $rig/debootstrap.log"
+log "debootstrap took $(($(date +%s) - start)) s"
+
+echo system >"$dir/etc/hostname"
+printf '127.0.0.1 localhost system\n::1 localhost\n' >"$dir/etc/hosts"
+cat >"$dir/etc/fstab" <<'CONF'
+/dev/nvme0n1 / ext4 rw,errors=remount-ro 0 1
+LABEL=data /data ext4 rw,nofail,x-systemd.device-timeout=30s 0 0
+CONF
+mkdir -p "$dir/data"
+chroot "$dir" passwd -dq root
+chroot "$dir" useradd -m -u 1000 -U -s /bin/bash brute
+
+# journald must not switch kernel auditing off when it starts after auditd.
+mkdir -p "$dir/etc/systemd/journald.conf.d"
+cat >"$dir/etc/systemd/journald.conf.d/50-brute-rig.conf" <<'CONF'
+[Journal]
+Audit=yes
+ForwardToSyslog=yes
+CONF
+
+# Interactive debugging (make shell-system): root shell on the serial console.
+mkdir -p "$dir/etc/systemd/system/serial-getty@ttyS0.service.d"
+cat >"$dir/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf" <<'CONF'
+[Service]
+ExecStart=
+ExecStart=-/sbin/agetty --autologin root --keep-baud 115200,57600,38400,9600 %I $TERM
+CONF
+
+cat >"$dir/etc/systemd/system/brute-tests.service" <<'CONF'
+[Unit]
+Description=Brute rig: run the system-guest tests from the data disk
+RequiresMountsFor=/data
+After=multi-user.target auditd.service rsyslog.service systemd-journald.service
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh /data/rig/system-run
+StandardOutput=journal+console
+StandardError=journal+console
+TimeoutStartSec=infinity
+CONF
+
+# Nothing the tests need that slows the boot down (TCG + lockdep make every unit count).
+for unit in getty-static.service getty@tty1.service e2scrub_reap.service apt-daily.timer \
+	apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer; do
+	ln -sf /dev/null "$dir/etc/systemd/system/$unit"
+done
+rm -f "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*_Packages
+size=$(($(du -sm "$dir" | cut -f1) + 512))
+mkfs.ext4 -q -F -L root -d "$dir" "$img" "${size}M" >&2
+echo "$key" >"$img.key"
+log "$img: ${size} MiB"
+echo "$img"

@@ -1,0 +1,202 @@
+#!/bin/sh
+# Brute's audit trail, checked with ausearch against the real auditd with
+# rules/70-brute.rules loaded: the record sequence of detected attacks, no
+# attack records without a boundary, `ausearch -k brute`, the encoding of
+# hostile names, detection with audit disabled, a crash storm, tunables.
+. "$RIG/tap.sh"
+
+st=/selftests
+HIER=1710 BOUND=1711 CRASH=1712 ATTACK=1713 KILL=1714 CONF=1715
+
+if [ ! -d /proc/sys/kernel/brute ]; then
+	not_ok "brute is enabled"
+	exit 0
+fi
+for p in crasher attacker; do
+	cp $st/$p $st/${p}_suid && chmod 4755 $st/${p}_suid
+done
+
+# Raw records of a type, one per line.
+recs() { ausearch --raw -m "$1" 2>/dev/null | grep "^type=" ; }
+# Value of field $1 in the record on stdin (the kernel's part only).
+field() { sed -n "s/^\([^$(printf '\035')]*\) $1=\([^ $(printf '\035')]*\).*/\2/p" | head -n 1; }
+serial() { sed -n 's/.*msg=audit([0-9.]*:\([0-9]*\)).*/\1/p'; }
+count() { recs "$1" | grep -c "brute_hierarchy=$2 " ; }
+# Wait until the hierarchy's deallocated record is there.
+wait_dealloc() { wait_for 10 sh -c "ausearch --raw -m $HIER 2>/dev/null | grep -q 'brute_hierarchy=$1 status=deallocated'"; }
+
+# --- 1. A fork attack after a credential change: the full sequence.
+$st/attacker -u 1000 -s fork 12 >/tmp/attack.out 2>&1
+rc=$?
+h=$(recs $ATTACK | grep "attack=fork" | tail -n 1 | field brute_hierarchy)
+if [ $rc -ne 137 ] || [ -z "$h" ]; then
+	not_ok "fork attack detected and attacker killed" "exit $rc, attack hierarchy '$h'" \
+		"$(recs $ATTACK | tail -n 3)"
+else
+	ok "fork attack detected and attacker killed (hierarchy $h)"
+	wait_dealloc "$h"
+	# Every record of that hierarchy, in serial order, reduced to its kind.
+	seq=$( (recs $HIER; recs $BOUND; recs $CRASH; recs $ATTACK; recs $KILL) |
+		grep "brute_hierarchy=$h " | while read -r line; do
+			s=$(echo "$line" | serial)
+			case "$line" in
+			*status=allocated*) k=allocated ;;
+			*status=deallocated*) k=deallocated ;;
+			*type=UNKNOWN?1711?* | *type=BRUTE_BOUNDARY*) k=boundary:$(echo "$line" | field boundary) ;;
+			*type=UNKNOWN?1712?* | *type=BRUTE_CRASH*) k=crash:$(echo "$line" | field faults) ;;
+			*type=UNKNOWN?1713?* | *type=BRUTE_ATTACK*) k=attack ;;
+			*type=UNKNOWN?1714?* | *type=BRUTE_KILL*) k=kill ;;
+			esac
+			echo "$s $k"
+		done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
+	expect="allocated boundary:cred crash:1 crash:2 crash:3 crash:4 crash:5 attack kill kill deallocated "
+	if [ "$seq" = "$expect" ]; then
+		ok "record sequence: $seq"
+	else
+		not_ok "record sequence" "got:      $seq" "expected: $expect"
+	fi
+	dealloc=$(recs $HIER | grep "brute_hierarchy=$h status=deallocated")
+	if echo "$dealloc" | grep -q "faults=5 attacks=1 killed=2 boundaries=cred"; then
+		ok "deallocated record carries the totals"
+	else
+		not_ok "deallocated record carries the totals" "$dealloc"
+	fi
+	a=$(recs $ATTACK | grep "brute_hierarchy=$h ")
+	if echo "$a" | grep -q "origin=$h attack=fork speed=fast faults=5 " &&
+		echo "$a" | grep -q "threshold_ms=30000 max_faults=200 mode=2 action=kill"; then
+		ok "attack record fields"
+	else
+		not_ok "attack record fields" "$a"
+	fi
+	kills=$(recs $KILL | grep "brute_hierarchy=$h ")
+	sib=$(sed -n 's/^sibling //p' /tmp/attack.out)
+	if echo "$kills" | grep -q "opid=$sib ouid=1000 " && echo "$kills" | grep -q 'ocomm="attacker"' &&
+		echo "$kills" | grep -q 'oexe="/selftests/attacker"'; then
+		ok "kill records name the killed tasks (sibling $sib)"
+	else
+		not_ok "kill records name the killed tasks (sibling $sib)" "$kills"
+	fi
+	if ausearch -k brute -i 2>/dev/null | grep -q "brute_hierarchy=$h boundary=cred"; then
+		ok "ausearch -k brute finds the cred boundary event"
+	else
+		not_ok "ausearch -k brute finds the cred boundary event" "$(ausearch -k brute --raw 2>&1 | tail -n 4)"
+	fi
+fi
+
+# --- 2. An exec attack against a set-user-ID program.
+runas 1000 $st/attacker exec 12 $st/crasher_suid segv >/dev/null 2>&1
+rc=$?
+h=$(recs $ATTACK | grep "attack=exec" | tail -n 1 | field brute_hierarchy)
+if [ $rc -ne 137 ] || [ -z "$h" ]; then
+	not_ok "exec attack detected and attacker killed" "exit $rc, '$h'"
+else
+	ok "exec attack detected and attacker killed (hierarchy $h)"
+	n=$(recs $CRASH | grep "brute_hierarchy=$h " | grep -vc "origin=$h ")
+	kills=$(count $KILL "$h")
+	children=$(recs $CRASH | grep "brute_hierarchy=$h " | field origin)
+	if [ "$n" = 5 ] && [ "$kills" = 1 ]; then
+		ok "exec attack: 5 crashes charged from child hierarchies, 1 kill"
+	else
+		not_ok "exec attack: 5 crashes charged from child hierarchies, 1 kill" "crashes $n kills $kills"
+	fi
+	child=$(recs $CRASH | grep "brute_hierarchy=$h " | head -n 1 | field origin)
+	b=$(recs $BOUND | grep "brute_hierarchy=$child ")
+	if echo "$b" | grep -q "boundary=setid old_uid=1000 old_euid=1000 .* new_uid=1000 new_euid=0 "; then
+		ok "setid boundary record with old and new IDs"
+	else
+		not_ok "setid boundary record with old and new IDs" "$b"
+	fi
+	if ausearch -k brute --raw 2>/dev/null | grep -q "brute_hierarchy=$child boundary=setid"; then
+		ok "ausearch -k brute finds the setid execve event"
+	else
+		not_ok "ausearch -k brute finds the setid execve event"
+	fi
+	a=$(recs $HIER | grep "brute_hierarchy=$child status=allocated")
+	if echo "$a" | grep -q "exec_parent=$h "; then
+		ok "child hierarchy names its exec parent"
+	else
+		not_ok "child hierarchy names its exec parent" "$a"
+	fi
+fi
+
+# --- 3. No boundary: crashes leave no brute record at all.
+before=$( (recs $CRASH; recs $ATTACK; recs $KILL) | wc -l)
+runas 1000 $st/attacker fork 12 >/dev/null 2>&1
+rc1=$?
+runas 1000 $st/attacker exec 12 $st/crasher segv >/dev/null 2>&1
+rc2=$?
+after=$( (recs $CRASH; recs $ATTACK; recs $KILL) | wc -l)
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$before" = "$after" ]; then
+	ok "no boundary: attackers survive, no crash/attack/kill record"
+else
+	not_ok "no boundary: attackers survive, no crash/attack/kill record" "exit $rc1 $rc2, records $before -> $after"
+fi
+
+# --- 4. Hostile names: a comm with a space, an exe path with a newline.
+dir="/tmp/evil
+dir"
+mkdir -p "$dir" && cp $st/crasher "$dir/cr ash" && chmod 4755 "$dir/cr ash"
+runas 1000 $st/attacker exec 12 "$dir/cr ash" segv >/dev/null 2>&1
+line=$(recs $CRASH | grep 'comm=6372206173' | tail -n 1)
+hexexe=$(printf '%s' "$dir/cr ash" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+if [ -n "$line" ] && echo "$line" | grep -q "exe=$hexexe"; then
+	ok "comm with a space and exe with a newline are hex-encoded"
+else
+	not_ok "comm with a space and exe with a newline are hex-encoded" "want exe=$hexexe" "$line"
+fi
+s=$(echo "$line" | serial)
+if [ -n "$s" ] && ausearch -i -a "$s" 2>/dev/null | grep -q 'comm="cr ash"'; then
+	ok "ausearch -i shows the name faithfully"
+else
+	not_ok "ausearch -i shows the name faithfully" "$(ausearch -i -a "$s" 2>&1 | tail -n 2)"
+fi
+
+# --- 5. The tunables: a change is recorded with old and new values.
+echo 6 >/proc/sys/kernel/brute/min_faults
+c=$(recs $CONF | tail -n 1)
+echo 5 >/proc/sys/kernel/brute/min_faults
+if echo "$c" | grep -q "tunable=min_faults old=5 new=6 .* res=1"; then
+	ok "tunable change recorded"
+else
+	not_ok "tunable change recorded" "$c"
+fi
+if echo 9 >/proc/sys/kernel/brute/mode 2>/dev/null; then
+	not_ok "mode=9 refused"
+else
+	ok "mode=9 refused"
+fi
+
+# --- 6. Audit disabled: detection and kills still work, nothing recorded.
+before=$(recs $ATTACK | wc -l)
+auditctl -e 0 >/dev/null
+$st/attacker -u 1000 -s fork 12 >/dev/null 2>&1
+rc=$?
+auditctl -e 1 >/dev/null
+sleep 0.5
+after=$(recs $ATTACK | wc -l)
+if [ $rc = 137 ] && [ "$before" = "$after" ]; then
+	ok "audit disabled: attacker killed, no attack record"
+else
+	not_ok "audit disabled: attacker killed, no attack record" "exit $rc, attack records $before -> $after"
+fi
+
+# --- 7. A crash storm next to an attack: the attack and kill records arrive.
+before=$(recs $ATTACK | wc -l)
+start=$(date +%s)
+runas 1000 $st/attacker fork 2000 >/dev/null 2>&1 &
+storm=$!
+$st/attacker -u 1000 -s fork 12 >/dev/null 2>&1
+rc=$?
+wait $storm
+src=$?
+took=$(($(date +%s) - start))
+sleep 1
+h=$(recs $ATTACK | tail -n 1 | field brute_hierarchy)
+after=$(recs $ATTACK | wc -l)
+diag "storm of 2000 crashes took ${took}s; $(auditctl -s | grep -E '^(lost|backlog) ' | tr '\n' ' ')"
+if [ $rc = 137 ] && [ $src = 0 ] && [ $((after - before)) = 1 ] && [ "$(count $KILL "$h")" = 2 ]; then
+	ok "crash storm: attack and both kill records present"
+else
+	not_ok "crash storm: attack and both kill records present" "exit $rc storm $src attacks +$((after - before)) kills $(count $KILL "$h")"
+fi
+exit 0

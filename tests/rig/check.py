@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""`make check`: run every test layer and end with one line 'check: N passed, N failed'.
+
+Layers, in order; a layer that cannot run counts as one failure and the others still run:
+  rig          host unit tests of the rig's own parsers (tests/rig/test_guest.py)
+  daemon       make -C daemon check (if daemon/Makefile exists): its 'N passed, N failed' line
+  kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
+  kunit        KTAP printed on the fast guest's console at boot
+  fast-guest   tests/fast/*.sh in the busybox initramfs guest
+  system-guest tests/system/*.sh in the Debian + systemd guest
+
+Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
+BRUTE_LAYERS=rig,daemon,fast,system selects layers (default: all).
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the work tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
+
+SUMMARY = re.compile(r"^(?:[\w-]+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$")
+CHECK_FW = re.compile(r"\d+%: Checks: (\d+), Failures: (\d+), Errors: (\d+)")
+
+total = guest.Counts()
+lines = []
+
+
+def layer(name, counts):
+    total.passed += counts.passed
+    total.failed += counts.failed
+    total.skipped += counts.skipped
+    line = counts.line(name)
+    lines.append(line)
+    print(line, flush=True)
+
+
+def run_rig_unit():
+    suite = unittest.defaultTestLoader.discover(os.path.dirname(os.path.abspath(__file__)),
+                                                pattern="test_*.py")
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(suite)
+    bad = len(result.failures) + len(result.errors)
+    layer("rig", guest.Counts(result.testsRun - bad - len(result.skipped), bad,
+                              len(result.skipped)))
+
+
+def run_daemon():
+    """make -C daemon check, streamed; its last summary line gives the counts."""
+    if not (guest.TOP / "daemon" / "Makefile").exists():
+        print("daemon: no daemon/Makefile yet, skipped", flush=True)
+        return
+    proc = subprocess.Popen(["make", "-C", str(guest.TOP / "daemon"), "check"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
+    found, check_fw = None, None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        m = SUMMARY.match(line.strip())
+        if m:
+            found = guest.Counts(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        m = CHECK_FW.search(line)
+        if m:
+            check_fw = check_fw or guest.Counts()
+            n, failures, errors = map(int, m.groups())
+            check_fw.passed += n - failures - errors
+            check_fw.failed += failures + errors
+    rc = proc.wait()
+    counts = found or check_fw
+    if counts is None:
+        print(f"daemon: *** no 'N passed, N failed' line from make -C daemon check (exit {rc})")
+        counts = guest.Counts(0, 1)
+    elif rc != 0 and counts.failed == 0:
+        print(f"daemon: *** make -C daemon check exited {rc}")
+        counts.failed = 1
+    layer("daemon", counts)
+
+
+def main():
+    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,fast,system").split(",")
+    start = time.monotonic()
+    if "rig" in selected:
+        run_rig_unit()
+    if "daemon" in selected:
+        run_daemon()
+
+    kernel = None
+    if "fast" in selected or "system" in selected:
+        try:
+            kernel = guest.kernel_image()
+        except subprocess.CalledProcessError:
+            print("kernel: *** scripts/kernel.sh failed, no guest can run", flush=True)
+            layer("kernel", guest.Counts(0, 1))
+
+    for kind in ("fast", "system"):
+        if kind not in selected or kernel is None:
+            continue
+        try:
+            out = guest.run(kind, kernel, os.environ.get("BRUTE_TESTS"),
+                            os.environ.get("BRUTE_CMDLINE", ""),
+                            os.environ.get("BRUTE_RIG_INJECT") or None)
+        except subprocess.CalledProcessError as e:
+            print(f"{kind}-guest: *** building the guest failed: {e}", flush=True)
+            layer(f"{kind}-guest", guest.Counts(0, 1))
+            continue
+        guest.report(out, counts=False)
+        if kind == "fast":
+            layer("kunit", out.kunit)
+        counts = out.tests
+        if out.problems and not counts.failed and not out.kunit.failed:
+            counts.failed = 1   # a panic, splat or hang fails the layer even if tests passed
+        layer(f"{kind}-guest", counts)
+
+    print(f"--- {time.monotonic() - start:.0f} s", flush=True)
+    for line in lines:
+        print("  " + line)
+    if total.passed + total.failed == 0:
+        print("check: *** no test ran", flush=True)
+        total.failed = 1
+    print(total.line("check"), flush=True)
+    return 1 if total.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
