@@ -96,7 +96,7 @@ static const struct {
 	{ "attacks", F_ATTACKS }, { "killed", F_KILLED },
 	{ "boundaries", F_BOUNDARIES }, { "boundary", F_BOUNDARY },
 	{ "old_uid", F_OLD_UID }, { "old_euid", F_OLD_EUID },
-	{ "origin", F_ORIGIN }, { "sig", F_SIG }, { "code", F_CODE },
+	{ "origin", F_ORIGIN }, { "sig", F_SIG }, { "si_code", F_CODE },
 	{ "period_ms", F_PERIOD_MS }, { "ema_ms", F_EMA_MS },
 	{ "attack", F_ATTACK }, { "speed", F_SPEED },
 	{ "threshold_ms", F_THRESHOLD_MS }, { "max_faults", F_MAX_FAULTS },

@@ -142,7 +142,7 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 	if (!ab)
 		return;
 	audit_log_format(ab,
-			 "brute_hierarchy=%llu origin=%llu sig=%d code=%d faults=%u period_ms=%llu ema_ms=%llu",
+			 "brute_hierarchy=%llu origin=%llu sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu",
 			 crash->hierarchy->id, crash->origin->id, info->si_signo,
 			 info->si_code, crash->stats.faults,
 			 brute_ms(crash->period_ns),

@@ -24,22 +24,28 @@ for prog in crasher attacker; do
 		chmod 4755 "$dir/${prog}_suid" || exit 1
 done
 
-# Two network namespaces joined by a veth pair, loopback up in the server's.
+# Two network namespaces joined by a veth pair, loopback up in both.  Use
+# iproute2's ip by path: a busybox shell prefers its own applet, which has no
+# netns support.
+ip() {
+	if [ -x /sbin/ip ]; then /sbin/ip "$@"; else command ip "$@"; fi
+}
 cleanup_net() {
 	ip netns del brute_srv 2>/dev/null
 	ip netns del brute_cli 2>/dev/null
 }
 trap cleanup_net EXIT
 cleanup_net
-if ip netns add brute_srv 2>/dev/null && ip netns add brute_cli &&
-	ip link add brute0 netns brute_srv type veth peer name brute1 netns brute_cli &&
-	ip -n brute_srv addr add 10.199.0.1/24 dev brute0 &&
-	ip -n brute_cli addr add 10.199.0.2/24 dev brute1 &&
-	ip -n brute_srv link set brute0 up && ip -n brute_cli link set brute1 up &&
-	ip -n brute_srv link set lo up && ip -n brute_cli link set lo up; then
-	:
-else
-	echo "# no network namespaces: the network cases will skip"
+setup_net() {
+	ip netns add brute_srv && ip netns add brute_cli &&
+		ip link add brute0 netns brute_srv type veth peer name brute1 netns brute_cli &&
+		ip -n brute_srv addr add 10.199.0.1/24 dev brute0 &&
+		ip -n brute_cli addr add 10.199.0.2/24 dev brute1 &&
+		ip -n brute_srv link set brute0 up && ip -n brute_cli link set brute1 up &&
+		ip -n brute_srv link set lo up && ip -n brute_cli link set lo up
+}
+if ! err=$(setup_net 2>&1); then
+	echo "# no network namespaces, the network cases will skip: $err"
 	cleanup_net
 fi
 
