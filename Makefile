@@ -3,6 +3,7 @@
 #   make check                  every test layer; last line "check: N passed, N failed"
 #   make KERNEL=/path/bzImage check   boot a given kernel instead of building one
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
+#   make bench                  Brute's fork/exec overhead and brute-reportd's throughput
 #
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
@@ -18,7 +19,7 @@ CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	shell-fast shell-system install clean
+	shell-fast shell-system bench install clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -49,6 +50,11 @@ check-fast: deps
 
 check-system: deps
 	@$(PYTHON) tests/rig/guest.py system
+
+# Benchmarks, not tests: figures measured side by side in one run.
+bench: deps
+	@KERNEL="$$($(MAKE) -s kernel | tail -n 1)" $(PYTHON) tests/bench/bench.py
+	@$(MAKE) -s -C daemon bench
 
 shell-fast: deps
 	@$(PYTHON) tests/rig/guest.py fast --shell

@@ -4,6 +4,7 @@
 #   tests/     tests/system/*.sh
 #   rig/       run-tests.sh, system-run, tap.sh, inject/, bin/ (runas, segv, ...)
 #   selftests/ the static selftests, if built
+#   demo/      tests/demo: its programs (built by tests/demo/Makefile), guest script, unit, configuration
 #   root/      `make install DESTDIR=...` (daemon, rules, units) + tests/system/root/,
 #              copied onto / in the guest before the tests run
 set -euo pipefail
@@ -11,7 +12,7 @@ set -euo pipefail
 
 out=${1:-$rig/data.ext4}
 "$top/scripts/selftests.sh"
-stage=$rig/data.d
+stage=${out%.ext4}.d
 rm -rf "$stage"
 mkdir -p "$stage"/{tests,rig/bin,root}
 chmod 755 "$stage/root"
@@ -23,6 +24,12 @@ install -m 644 "$top/tests/rig/tap.sh" "$stage/rig/"
 cp -r "$top/tests/rig/inject" "$stage/rig/"
 cp -a "$rig"/bin/. "$stage/rig/bin/"
 [ -d "$rig/selftests" ] && cp -a "$rig/selftests" "$stage/selftests"
+if [ -f "$top/tests/demo/Makefile" ]; then
+	make -s -C "$top/tests/demo" OUT="$rig/demo" >&2 || die "building tests/demo failed"
+	mkdir -p "$stage/demo"
+	cp -a "$rig/demo/." "$stage/demo/"
+	install -m 644 "$top"/tests/demo/{demo.sh,*.service,*.conf} "$stage/demo/"
+fi
 
 if [ -f "$top/daemon/Makefile" ] || compgen -G "$top/rules/*.rules" >/dev/null ||
 	compgen -G "$top/systemd/*" >/dev/null; then

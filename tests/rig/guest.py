@@ -236,7 +236,8 @@ def run(kind, kernel=None, tests=None, extra="", inject=None, timeout=None, shel
     kernel = kernel or kernel_image()
     timeout = timeout or int(os.environ.get(f"BRUTE_{kind.upper()}_TIMEOUT")
                              or DEFAULT_TIMEOUT[kind])
-    run_dir = RIG / "runs" / kind
+    # BRUTE_RUN_NAME keeps concurrent runs of one kind apart (e.g. make demo next to check).
+    run_dir = RIG / "runs" / (kind + os.environ.get("BRUTE_RUN_NAME", ""))
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
     append = cmdline(kind, tests, extra, inject, shell)

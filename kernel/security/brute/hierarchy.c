@@ -109,7 +109,7 @@ int __init brute_hierarchy_init(void)
 	root = brute_hierarchy_alloc(GFP_KERNEL);
 	if (!root)
 		return -ENOMEM;
-	root->kernel = true;
+	root->exempt = true;
 	brute_ids_save(&root->ids, current_cred());
 	brute_task(current)->hierarchy = root;
 	return 0;

@@ -55,8 +55,12 @@ struct brute_hierarchy {
 	 * created this one, or NULL.  Immutable, holds a reference.
 	 */
 	struct brute_hierarchy *exec_parent;
-	/** @kernel: The hierarchy of the init task and kernel threads. */
-	bool kernel;
+	/**
+	 * @exempt: Never charged with exec attacks: the hierarchy of the
+	 * kernel threads and the one of the global init.  Set once, before
+	 * any task of an exec child can read it.
+	 */
+	bool exempt;
 	/** @lock: Protects the fields below. */
 	spinlock_t lock;
 	/** @stats: Crash statistics. */

@@ -110,6 +110,15 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		}
 	}
 
+	/*
+	 * Every service the init process starts is one of its exec children:
+	 * charging its hierarchy would make init's own transient children the
+	 * target of exec attacks on any crashing service.  Services are judged
+	 * on their own hierarchies.
+	 */
+	if (is_global_init(current))
+		WRITE_ONCE(hierarchy->exempt, true);
+
 	if (crossed)
 		brute_hierarchy_cross(hierarchy, crossed, old, new);
 }
@@ -236,7 +245,7 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 
 	spin_lock(&hierarchy->lock);
 	base = hierarchy->stats.last_ns;
-	if (hierarchy->exec_parent && !hierarchy->exec_parent->kernel &&
+	if (hierarchy->exec_parent && !READ_ONCE(hierarchy->exec_parent->exempt) &&
 	    !hierarchy->charged) {
 		hierarchy->charged = true;
 		parent = hierarchy->exec_parent;

@@ -32,8 +32,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A store through it is a real fault: SIGSEGV, SEGV_MAPERR. */
-static int *volatile null_ptr;
+/* A real fault, SIGSEGV with SEGV_MAPERR, that the compiler cannot elide. */
+static void fault(void)
+{
+	int *p = (int *)strtoul("8", NULL, 0);
+
+	*p = 0;
+}
 
 static void die(const char *what)
 {
@@ -170,7 +175,7 @@ int main(int argc, char **argv)
 				for (;;)
 					pause();
 			}
-			*null_ptr = 0;
+			fault();
 			_exit(3);
 		}
 		if (user_kill) {

@@ -14,8 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A store through it is a real fault: SIGSEGV, SEGV_MAPERR. */
-static int *volatile null_ptr;
+/* A real fault, SIGSEGV with SEGV_MAPERR, that the compiler cannot elide. */
+static void fault(void)
+{
+	int *p = (int *)strtoul("8", NULL, 0);
+
+	*p = 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -37,7 +42,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[optind], "segv")) {
 		/* A real fault: SIGSEGV with si_code SEGV_MAPERR. */
-		*null_ptr = 0;
+		fault();
 	} else if (!strcmp(argv[optind], "abort")) {
 		abort();
 	} else if (!strcmp(argv[optind], "pause")) {

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * forkbench: time fork+exit and fork+exec+exit loops.
+ *
+ * Usage: forkbench fork|exec N WORKERS [PROGRAM]
+ * WORKERS processes (forked from this one, so in one Brute hierarchy) each
+ * run N iterations at the same time; prints the mean time of one iteration
+ * in nanoseconds of guest time.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void loop(int exec, long n, char *prog)
+{
+	char *argv[] = { prog, NULL };
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			exit(1);
+		}
+		if (!pid) {
+			if (exec) {
+				execv(prog, argv);
+				_exit(127);
+			}
+			_exit(0);
+		}
+		if (waitpid(pid, NULL, 0) != pid)
+			exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int exec, workers, fds[2];
+	long n;
+	long long total = 0;
+
+	if (argc < 4)
+		return 2;
+	exec = !strcmp(argv[1], "exec");
+	n = atol(argv[2]);
+	workers = atoi(argv[3]);
+	if (exec && argc < 5)
+		return 2;
+	if (pipe(fds))
+		return 1;
+	for (int w = 0; w < workers; w++) {
+		if (!fork()) {
+			long long start = now_ns(), took;
+
+			loop(exec, n, argv[4]);
+			took = now_ns() - start;
+			if (write(fds[1], &took, sizeof(took)) != sizeof(took))
+				_exit(1);
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < workers; w++) {
+		long long took;
+
+		if (read(fds[0], &took, sizeof(took)) != sizeof(took))
+			return 1;
+		total += took;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("%lld\n", total / workers / n);
+	return 0;
+}
