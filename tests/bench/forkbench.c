@@ -3,11 +3,12 @@
  * forkbench: time fork+exit and fork+exec+exit loops.
  *
  * Usage: forkbench fork|exec N WORKERS [PROGRAM]
- * WORKERS processes (forked from this one, so in one Brute hierarchy) each
- * run N iterations at the same time; prints the mean time of one iteration
- * in nanoseconds of guest time.
+ * WORKERS processes (forked from this one, so in one Brute hierarchy), each
+ * pinned to its own CPU with its children, run N iterations at the same
+ * time; prints the mean time of one iteration in nanoseconds of guest time.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,14 @@ int main(int argc, char **argv)
 		return 1;
 	for (int w = 0; w < workers; w++) {
 		if (!fork()) {
-			long long start = now_ns(), took;
+			long long start, took;
+			cpu_set_t cpus;
+
+			CPU_ZERO(&cpus);
+			CPU_SET(w, &cpus);
+			if (sched_setaffinity(0, sizeof(cpus), &cpus))
+				_exit(1);
+			start = now_ns();
 
 			loop(exec, n, argv[4]);
 			took = now_ns() - start;
