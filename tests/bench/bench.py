@@ -9,8 +9,8 @@ and a fork+exec+exit loop (one worker per vCPU, all in one hierarchy) several
 times; the figure per variant is the minimum over every repetition of every
 boot. Prints ns per iteration and the ratio brute / no brute.
 
-Environment: KERNEL (default: scripts/kernel.sh), BENCH_BOOTS (2), BENCH_REPS (5),
-BENCH_FORKS (2000), BENCH_EXECS (500).
+Environment: KERNEL (default: scripts/kernel.sh), BENCH_BOOTS (2), BENCH_REPS (6),
+BENCH_FORKS (1000), BENCH_EXECS (250).
 """
 import os
 import re
@@ -25,9 +25,9 @@ CACHE = Path(os.environ.get("BRUTE_CACHE") or
              Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "brute")
 WORK = CACHE / "bench"
 BOOTS = int(os.environ.get("BENCH_BOOTS", "2"))
-REPS = int(os.environ.get("BENCH_REPS", "5"))
-FORKS = int(os.environ.get("BENCH_FORKS", "2000"))
-EXECS = int(os.environ.get("BENCH_EXECS", "500"))
+REPS = int(os.environ.get("BENCH_REPS", "6"))
+FORKS = int(os.environ.get("BENCH_FORKS", "1000"))
+EXECS = int(os.environ.get("BENCH_EXECS", "250"))
 VARIANTS = (("brute", ""), ("no brute", "lsm=capability"))
 
 INIT = """#!/bin/sh
