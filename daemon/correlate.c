@@ -50,7 +50,8 @@ struct hier {
 	bool kill_pending;
 	uint64_t last_ms;
 	uint64_t exec_parent;
-	unsigned boundaries;
+	unsigned boundaries;	/* kinds known crossed: 1711 records and 1710's boundaries= */
+	unsigned reported;	/* kinds with a boundary entry (their 1711 record was seen) */
 	bool has_subject;
 	uint32_t pid, uid, auid;
 	char comm[32];
@@ -511,10 +512,18 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 {
 	char id[48];
 	struct entry e;
-	bool first = !(h->boundaries & r->boundary);
+	struct brute_subject subj = r->subj;
+	/* allocated's boundaries= already names the kind crossed in the same event */
+	bool first = !(h->reported & r->boundary);
 
+	/* the subject still has the IDs from before the crossing; new_* are after it */
+	if (r->has_new_ids) {
+		subj.uid = r->new_uid;
+		subj.euid = r->new_euid;
+	}
 	h->boundaries |= r->boundary;
-	set_subject(h, &r->subj);
+	h->reported |= r->boundary;
+	set_subject(h, &subj);
 	if (!first || !c->cfg.boundary_entries)
 		return;
 
@@ -524,15 +533,15 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	add_boundaries(&e, "BOUNDARIES", h->boundaries);
 	entry_add_u64(&e, "OLD_UID", r->old_uid);
 	entry_add_u64(&e, "OLD_EUID", r->old_euid);
-	add_subject(&e, &r->subj);
+	add_subject(&e, &subj);
 	if (h->exec_parent)
 		add_id(&e, "EXEC_PARENT", h->exec_parent);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
 	entry_set_message(&e, "Hierarchy %llu crossed a %s boundary: pid %u (%s, %s) uid %u euid %u, was uid %u euid %u",
 			  (unsigned long long)h->id, entry_get(&e, "BOUNDARY"),
-			  r->subj.pid, r->subj.comm, r->subj.exe, r->subj.uid,
-			  r->subj.euid, r->old_uid, r->old_euid);
+			  subj.pid, subj.comm, subj.exe, subj.uid,
+			  subj.euid, r->old_uid, r->old_euid);
 	emit(c, &e);
 }
 
@@ -673,8 +682,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		h = hash_find(c, r->hierarchy);
 		if (!h)
 			return 0;
-		if (!h->boundaries)
-			h->boundaries = r->boundaries;
+		h->boundaries |= r->boundaries;
 		close_incident(c, h, "deallocated", r, record_usec(r));
 		drop_hier(c, h);
 		return 0;
@@ -690,6 +698,8 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	switch (r->type) {
 	case BRUTE_TYPE_HIERARCHY:
 		h->exec_parent = r->exec_parent;
+		/* kinds crossed so far, including inherited ones (network) */
+		h->boundaries |= r->boundaries;
 		set_subject(h, &r->subj);
 		break;
 	case BRUTE_TYPE_BOUNDARY:

@@ -187,7 +187,12 @@ static int read_netlink(struct input *in)
 		progress = INPUT_PROGRESS;
 		if (fromlen != sizeof(from) || from.nl_pid != 0)
 			continue;	/* only the kernel speaks on this group */
-		for (nh = (struct nlmsghdr *)in->buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+		/*
+		 * n stays signed: audit's nlmsg_len is not padded, so NLMSG_NEXT()
+		 * takes n below zero after the last message, which NLMSG_OK() must
+		 * see as negative (cast to size_t it walked off the buffer).
+		 */
+		for (nh = (struct nlmsghdr *)in->buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR ||
 			    nh->nlmsg_type == NLMSG_NOOP)
 				continue;

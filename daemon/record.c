@@ -79,7 +79,7 @@ const char *action_name(int action)
 /* Which fields a record type must carry (bitmask of field ids below). */
 enum field_id {
 	F_HIERARCHY, F_STATUS, F_EXEC_PARENT, F_FAULTS, F_ATTACKS, F_KILLED,
-	F_BOUNDARIES, F_BOUNDARY, F_OLD_UID, F_OLD_EUID, F_ORIGIN, F_SIG, F_CODE,
+	F_BOUNDARIES, F_BOUNDARY, F_OLD_UID, F_OLD_EUID, F_NEW_UID, F_NEW_EUID, F_ORIGIN, F_SIG, F_CODE,
 	F_PERIOD_MS, F_EMA_MS, F_ATTACK, F_SPEED, F_THRESHOLD_MS, F_MAX_FAULTS,
 	F_MODE, F_ACTION, F_OPID, F_OUID, F_OAUID, F_OSES, F_OCOMM, F_OEXE,
 	F_TUNABLE, F_OLD, F_NEW,
@@ -96,6 +96,7 @@ static const struct {
 	{ "attacks", F_ATTACKS }, { "killed", F_KILLED },
 	{ "boundaries", F_BOUNDARIES }, { "boundary", F_BOUNDARY },
 	{ "old_uid", F_OLD_UID }, { "old_euid", F_OLD_EUID },
+	{ "new_uid", F_NEW_UID }, { "new_euid", F_NEW_EUID },
 	{ "origin", F_ORIGIN }, { "sig", F_SIG }, { "si_code", F_CODE },
 	{ "period_ms", F_PERIOD_MS }, { "ema_ms", F_EMA_MS },
 	{ "attack", F_ATTACK }, { "speed", F_SPEED },
@@ -228,6 +229,8 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		switch (id) {
 		case F_OLD_UID:	r->old_uid = u32; break;
 		case F_OLD_EUID: r->old_euid = u32; break;
+		case F_NEW_UID:	r->new_uid = u32; break;
+		case F_NEW_EUID: r->new_euid = u32; break;
 		case F_OPID:	r->opid = u32; break;
 		case F_OUID:	r->ouid = u32; break;
 		case F_OAUID:	r->oauid = u32; break;
@@ -318,6 +321,8 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	if ((seen & need) != need)
 		return -EBADMSG;
 	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
+	r->has_new_ids = (seen & (BIT(F_NEW_UID) | BIT(F_NEW_EUID))) ==
+			 (BIT(F_NEW_UID) | BIT(F_NEW_EUID));
 	if (type != BRUTE_TYPE_CONFIG && r->hierarchy == 0)
 		return -EBADMSG;
 	return 0;

@@ -66,11 +66,13 @@ struct brute_record {
 	uint64_t exec_parent;
 	uint64_t faults;	/* 1710 dealloc, 1712, 1713 */
 	uint64_t attacks, killed;
-	unsigned boundaries;	/* 1710 dealloc */
+	unsigned boundaries;	/* 1710: kinds crossed so far (allocated) or ever (deallocated) */
 
-	/* 1711 */
+	/* 1711: the IDs before and after the crossing (the subject still has the old ones) */
 	unsigned boundary;
 	uint32_t old_uid, old_euid;
+	uint32_t new_uid, new_euid;
+	bool has_new_ids;
 
 	/* 1712, 1713 */
 	uint64_t origin;

@@ -118,6 +118,197 @@ START_TEST(test_interleaved)
 }
 END_TEST
 
+/*
+ * Records captured in the system guest (tests/system/30-reportd.sh with
+ * reportd.capture=1), as auditd wrote them: what the real kernel emits.
+ */
+
+/* Entries of one kind for one hierarchy: the nth, or -1. */
+static int find_hier(const struct collected *c, enum entry_kind kind, const char *h, int nth)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = entry_get(&c->e[i], "HIERARCHY");
+
+		if (c->e[i].kind == kind && v && !strcmp(v, h) && nth-- == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* `attacker -u 1000 -s fork 12` as root: setresuid(1000) then crashing children. */
+START_TEST(test_captured_fork)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int b, a, k, cl, sh;
+
+	run_fixture("captured-fork.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 13);
+	/* boundary, attack, kill, closed; and the exec parent (the test's shell), charged
+	 * with the first crash, closed at the end of the input */
+	ck_assert_uint_eq(c.n, 5);
+	b = find_entry(&c, ENTRY_BOUNDARY, 0);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	k = find_entry(&c, ENTRY_KILL, 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "320447773320", 0);
+	sh = find_hier(&c, ENTRY_CLOSED, "320447773272", 0);
+	ck_assert(b == 0 && a == 1 && k == 2 && cl == 3 && sh == 4);
+
+	ck_assert_str_eq(field(&c, b, "HIERARCHY"), "320447773320");
+	ck_assert_str_eq(field(&c, b, "BOUNDARY"), "cred");
+	ck_assert_str_eq(field(&c, b, "OLD_UID"), "0");
+	ck_assert_str_eq(field(&c, b, "OLD_EUID"), "0");
+	/* from new_uid/new_euid: the subject fields still show uid 0 */
+	ck_assert_str_eq(field(&c, b, "UID"), "1000");
+	ck_assert_str_eq(field(&c, b, "EUID"), "1000");
+	ck_assert_str_eq(field(&c, b, "EXEC_PARENT"), "320447773272");
+	ck_assert_str_eq(field(&c, b, "AUDIT_ID"), "1796290073.795:49");
+
+	ck_assert_int_eq(c.e[a].priority, LOG_ALERT);
+	ck_assert_str_eq(field(&c, a, "HIERARCHY"), "320447773320");
+	ck_assert_str_eq(field(&c, a, "ORIGIN"), "320447773320");
+	ck_assert_str_eq(field(&c, a, "ATTACK_TYPE"), "fork");
+	ck_assert_str_eq(field(&c, a, "SPEED"), "fast");
+	ck_assert_str_eq(field(&c, a, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, a, "CRASHES"), "5");
+	ck_assert_str_eq(field(&c, a, "EMA_MS"), "11");
+	ck_assert_str_eq(field(&c, a, "ACTION"), "kill");
+	ck_assert_str_eq(field(&c, a, "BOUNDARIES"), "cred");
+	ck_assert_str_eq(field(&c, a, "PERIODS_MS"), "109,19,11,10,10");
+	ck_assert_str_eq(field(&c, a, "PID"), "251");
+	ck_assert_str_eq(field(&c, a, "UID"), "1000");
+	ck_assert_str_eq(field(&c, a, "EXE"), "/data/selftests/attacker");
+	ck_assert_str_eq(field(&c, a, "AUDIT_ID"), "1796290073.915:61");
+
+	/* the attacker and its sibling, 8 ms apart: one group */
+	ck_assert_int_eq(c.e[k].priority, LOG_CRIT);
+	ck_assert_str_eq(field(&c, k, "HIERARCHY"), "320447773320");
+	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "245,246");
+	ck_assert_str_eq(field(&c, k, "KILLED_COUNT"), "2");
+	ck_assert_uint_eq(entry_count(&c.e[k], "KILLED_TASK"), 2);
+
+	ck_assert_int_eq(c.e[cl].priority, LOG_NOTICE);
+	ck_assert_str_eq(field(&c, cl, "CLOSE_REASON"), "deallocated");
+	ck_assert_str_eq(field(&c, cl, "KILLED_PIDS"), "245,246");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_FAULTS"), "5");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_ATTACKS"), "1");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_KILLED"), "2");
+	ck_assert_str_eq(field(&c, cl, "DURATION_MS"), "64");
+
+	ck_assert_int_eq(c.e[sh].priority, LOG_INFO);
+	ck_assert_str_eq(field(&c, sh, "CLOSE_REASON"), "end-of-input");
+	ck_assert_str_eq(field(&c, sh, "ATTACKS"), "0");
+	ck_assert_str_eq(field(&c, sh, "CRASHES"), "1");
+	collected_free(&c);
+}
+END_TEST
+
+/* `runas 1000 attacker -s exec 12 crasher_suid segv`: setid children, the parent killed. */
+START_TEST(test_captured_exec)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a, k, cl, n_children = 0;
+	const char *child;
+
+	run_fixture("captured-exec.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 31);
+	ck_assert_uint_eq(c.n, 14);
+	ck_assert_int_eq(find_entry(&c, ENTRY_ATTACK, 1), -1);
+	ck_assert_int_eq(find_entry(&c, ENTRY_KILL, 1), -1);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	k = find_entry(&c, ENTRY_KILL, 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "320447773454", 0);
+	ck_assert(a >= 0 && a < k && k < cl);
+
+	ck_assert_str_eq(field(&c, a, "HIERARCHY"), "320447773454");
+	ck_assert_str_eq(field(&c, a, "ORIGIN"), "320447773459");
+	ck_assert_str_eq(field(&c, a, "ATTACK_TYPE"), "exec");
+	ck_assert_str_eq(field(&c, a, "EXEC_PARENT"), "320447773454");
+	ck_assert_str_eq(field(&c, a, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, a, "CRASHES"), "5");
+	ck_assert_str_eq(field(&c, a, "ACTION"), "kill");
+	/* runas' setgid/setuid is the parent's boundary, the setuid exec the children's */
+	ck_assert_str_eq(field(&c, a, "BOUNDARIES"), "cred");
+	ck_assert_str_eq(field(&c, a, "ORIGIN_BOUNDARIES"), "setid");
+	ck_assert_str_eq(field(&c, a, "EXE"), "/data/selftests/crasher_suid");
+	ck_assert_str_eq(field(&c, a, "EUID"), "0");
+
+	ck_assert_str_eq(field(&c, k, "HIERARCHY"), "320447773454");
+	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "479,480");
+	ck_assert_str_eq(field(&c, k, "EXE"), "/data/selftests/attacker");
+
+	ck_assert_str_eq(field(&c, cl, "CLOSE_REASON"), "deallocated");
+	ck_assert_str_eq(field(&c, cl, "ATTACK_TYPE"), "exec");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_FAULTS"), "5");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_KILLED"), "2");
+	ck_assert_str_eq(field(&c, cl, "KILLED_PIDS"), "479,480");
+	ck_assert_int_eq(cl, (int)c.n - 1);
+
+	/* five setid children, each crossed setid (euid 0) and crashed once */
+	for (int i = 0; (child = NULL, i < (int)c.n); i++) {
+		if (c.e[i].kind != ENTRY_BOUNDARY || strcmp(field(&c, i, "BOUNDARY"), "setid"))
+			continue;
+		child = field(&c, i, "HIERARCHY");
+		ck_assert_str_eq(field(&c, i, "EUID"), "0");
+		ck_assert_str_eq(field(&c, i, "UID"), "1000");
+		ck_assert_str_eq(field(&c, i, "OLD_EUID"), "1000");
+		ck_assert_str_eq(field(&c, i, "EXEC_PARENT"), "320447773454");
+		ck_assert_int_ge(find_hier(&c, ENTRY_CLOSED, child, 0), 0);
+		n_children++;
+	}
+	ck_assert_int_eq(n_children, 5);
+	collected_free(&c);
+}
+END_TEST
+
+/* A fork attack and an exec attack at the same time: records interleave. */
+START_TEST(test_captured_interleaved)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a0, a1, k0, k1;
+
+	run_fixture("captured-interleaved.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 43);
+	a0 = find_entry(&c, ENTRY_ATTACK, 0);
+	a1 = find_entry(&c, ENTRY_ATTACK, 1);
+	ck_assert_int_eq(find_entry(&c, ENTRY_ATTACK, 2), -1);
+	ck_assert_str_eq(field(&c, a0, "HIERARCHY"), "320447773474");
+	ck_assert_str_eq(field(&c, a0, "ATTACK_TYPE"), "fork");
+	ck_assert_str_eq(field(&c, a0, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, a0, "CRASHES"), "5");
+	ck_assert_str_eq(field(&c, a1, "HIERARCHY"), "320447773475");
+	ck_assert_str_eq(field(&c, a1, "ATTACK_TYPE"), "exec");
+	ck_assert_str_eq(field(&c, a1, "ORIGIN"), "320447773480");
+	ck_assert_str_eq(field(&c, a1, "CRASHES"), "5");
+
+	/* each hierarchy's kills in its own entry */
+	k0 = find_hier(&c, ENTRY_KILL, "320447773474", 0);
+	k1 = find_hier(&c, ENTRY_KILL, "320447773475", 0);
+	ck_assert_int_eq(find_entry(&c, ENTRY_KILL, 2), -1);
+	ck_assert_str_eq(field(&c, k0, "KILLED_PIDS"), "516,518");
+	ck_assert_str_eq(field(&c, k0, "ATTACK_TYPE"), "fork");
+	ck_assert_str_eq(field(&c, k1, "KILLED_PIDS"), "517,523");
+	ck_assert_str_eq(field(&c, k1, "ATTACK_TYPE"), "exec");
+
+	/* the fork attack's incident closes while the exec attack goes on */
+	ck_assert_int_lt(find_hier(&c, ENTRY_CLOSED, "320447773474", 0), a1);
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773474", 0), "KERNEL_FAULTS"), "5");
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773474", 0), "KILLED_COUNT"), "2");
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773475", 0), "KERNEL_KILLED"), "2");
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773475", 0), "CLOSE_REASON"),
+			 "deallocated");
+	/* the shell both attackers were started from: charged once by each, no attack */
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773272", 0), "FAULTS"), "2");
+	ck_assert_str_eq(field(&c, find_hier(&c, ENTRY_CLOSED, "320447773272", 0), "ATTACKS"), "0");
+	collected_free(&c);
+}
+END_TEST
+
 static void mk(struct brute_record *r, int type, uint64_t h, uint64_t ms)
 {
 	memset(r, 0, sizeof(*r));
@@ -234,6 +425,52 @@ START_TEST(test_idle_and_coalesce)
 }
 END_TEST
 
+/* 1710 allocated names the kinds crossed so far, inherited ones too (network). */
+START_TEST(test_allocated_boundaries)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct correlate *corr;
+	struct brute_record *r = malloc(sizeof(*r));
+
+	correlate_config_defaults(&cfg);
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_HIERARCHY, H, 0);
+	r->status = HIER_ALLOCATED;
+	r->boundaries = BOUNDARY_NETWORK;
+	correlate_record(corr, r, 1);
+	mk(r, BRUTE_TYPE_ATTACK, H, 0);
+	r->attack = ATTACK_FORK;
+	r->action = ACTION_KILL;
+	correlate_record(corr, r, 2);
+	/* an inherited kind is no crossing: no boundary entry */
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.e[0].kind, ENTRY_ATTACK);
+	ck_assert_str_eq(entry_get(&c.e[0], "BOUNDARIES"), "network");
+	/* a kind named by allocated and crossed in the same event still gets its entry */
+	mk(r, BRUTE_TYPE_HIERARCHY, H + 1, 0);
+	r->status = HIER_ALLOCATED;
+	r->boundaries = BOUNDARY_SETID;
+	correlate_record(corr, r, 3);
+	mk(r, BRUTE_TYPE_BOUNDARY, H + 1, 0);
+	r->boundary = BOUNDARY_SETID;
+	r->old_uid = r->old_euid = 1000;
+	r->subj.uid = r->subj.euid = 1000;
+	r->new_uid = 1000;
+	r->new_euid = 0;
+	r->has_new_ids = true;
+	correlate_record(corr, r, 4);
+	ck_assert_uint_eq(c.n, 2);
+	ck_assert_int_eq(c.e[1].kind, ENTRY_BOUNDARY);
+	ck_assert_str_eq(entry_get(&c.e[1], "BOUNDARIES"), "setid");
+	ck_assert_str_eq(entry_get(&c.e[1], "EUID"), "0");
+	ck_assert_str_eq(entry_get(&c.e[1], "OLD_EUID"), "1000");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 /* Dealloc of an unknown hierarchy, kills without attack: handled sanely. */
 START_TEST(test_partial_streams)
 {
@@ -275,6 +512,12 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_eviction);
 	tcase_add_test(tc, test_idle_and_coalesce);
 	tcase_add_test(tc, test_partial_streams);
+	tcase_add_test(tc, test_allocated_boundaries);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("captured");
+	tcase_add_test(tc, test_captured_fork);
+	tcase_add_test(tc, test_captured_exec);
+	tcase_add_test(tc, test_captured_interleaved);
 	suite_add_tcase(s, tc);
 	return s;
 }

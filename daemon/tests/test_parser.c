@@ -150,6 +150,147 @@ START_TEST(test_netlink_message)
 }
 END_TEST
 
+/*
+ * Records captured from a real guest (tests/system/30-reportd.sh with
+ * reportd.capture=1): auditd's audit.log lines, enriched (a \035 then the
+ * interpreted ids), a cred boundary inside the setresuid() event, crashes
+ * charged to the exec parent, kills and the deallocation.
+ */
+START_TEST(test_captured_fork_records)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	size_t len;
+	char *data = read_file(fixture("captured-fork.log"), &len);
+	const struct parser_stats *st;
+	const struct brute_record *r;
+
+	ck_assert_int_eq(parser_feed(p, data, len), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	st = parser_get_stats(p);
+	ck_assert_uint_eq(st->lines, 20);
+	ck_assert_uint_eq(st->records, 13);
+	ck_assert_uint_eq(st->other, 7);	/* SYSCALL, PROCTITLE, ANOM_ABEND */
+	ck_assert_uint_eq(st->malformed, 0);
+	ck_assert_uint_eq(st->garbage, 0);
+	ck_assert_uint_eq(rs->n, 13);
+
+	r = &rs->r[0];
+	ck_assert_int_eq(r->type, 1710);
+	ck_assert_int_eq(r->status, HIER_ALLOCATED);
+	ck_assert(r->hierarchy == 320447773320ull);
+	ck_assert(r->exec_parent == 320447773272ull);
+	ck_assert_uint_eq(r->boundaries, BOUNDARY_CRED);
+	/* the enriched part after \035 is not part of the last field */
+	ck_assert_str_eq(r->subj.exe, "/data/selftests/attacker");
+	ck_assert_str_eq(r->subj.comm, "attacker");
+	ck_assert_uint_eq(r->subj.auid, 4294967295u);
+
+	/* the subject has the IDs from before setresuid(1000), new_* after it */
+	r = &rs->r[1];
+	ck_assert_int_eq(r->type, 1711);
+	ck_assert_uint_eq(r->boundary, BOUNDARY_CRED);
+	ck_assert_uint_eq(r->subj.uid, 0);
+	ck_assert_uint_eq(r->old_uid, 0);
+	ck_assert(r->has_new_ids);
+	ck_assert_uint_eq(r->new_uid, 1000);
+	ck_assert_uint_eq(r->new_euid, 1000);
+	ck_assert_uint_eq(r->serial, 49);
+
+	/* the first crash is charged to the attacker's hierarchy, then to its exec parent */
+	ck_assert_int_eq(rs->r[2].type, 1712);
+	ck_assert(rs->r[2].hierarchy == 320447773320ull && rs->r[2].origin == 320447773320ull);
+	ck_assert_uint_eq(rs->r[2].period_ms, 109);
+	ck_assert_int_eq(rs->r[3].type, 1710);
+	ck_assert(rs->r[3].hierarchy == 320447773272ull);
+	ck_assert_int_eq(rs->r[4].type, 1712);
+	ck_assert(rs->r[4].hierarchy == 320447773272ull && rs->r[4].origin == 320447773320ull);
+	ck_assert_int_eq(rs->r[4].sig, 11);
+	ck_assert_int_eq(rs->r[4].code, 1);
+
+	r = &rs->r[9];
+	ck_assert_int_eq(r->type, 1713);
+	ck_assert_int_eq(r->attack, ATTACK_FORK);
+	ck_assert_int_eq(r->speed, SPEED_FAST);
+	ck_assert_int_eq(r->action, ACTION_KILL);
+	ck_assert_uint_eq(r->faults, 5);
+	ck_assert_uint_eq(r->ema_ms, 11);
+	ck_assert_uint_eq(r->threshold_ms, 30000);
+	ck_assert_uint_eq(r->max_faults, 200);
+	ck_assert_int_eq(r->mode, 2);
+	ck_assert_uint_eq(r->subj.pid, 251);
+
+	ck_assert_int_eq(rs->r[10].type, 1714);
+	ck_assert_uint_eq(rs->r[10].opid, 245);
+	ck_assert_uint_eq(rs->r[11].opid, 246);
+	ck_assert_uint_eq(rs->r[11].ouid, 1000);
+	ck_assert_uint_eq(rs->r[11].oauid, 4294967295u);
+	ck_assert_str_eq(rs->r[11].ocomm, "attacker");
+	ck_assert_str_eq(rs->r[11].oexe, "/data/selftests/attacker");
+
+	r = &rs->r[12];
+	ck_assert_int_eq(r->status, HIER_DEALLOCATED);
+	ck_assert_uint_eq(r->faults, 5);
+	ck_assert_uint_eq(r->attacks, 1);
+	ck_assert_uint_eq(r->killed, 2);
+	ck_assert_uint_eq(r->boundaries, BOUNDARY_CRED);
+	ck_assert(!r->subj.present);
+	parser_free(p);
+	free(data);
+	free(rs);
+}
+END_TEST
+
+/*
+ * The daemon reads the same records from the audit multicast group, without
+ * auditd's "type=" prefix and enrichment: both forms give the same records.
+ */
+START_TEST(test_captured_netlink_equivalent)
+{
+	struct recs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct parser *pa = parser_new(rec_cb, a), *pb = parser_new(rec_cb, b);
+	size_t len;
+	char *data = read_file(fixture("captured-interleaved.log"), &len);
+	char *line, *save = NULL;
+
+	ck_assert_int_eq(parser_feed(pa, data, len), 0);
+	ck_assert_int_eq(parser_finish(pa), 0);
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *msg = strstr(line, " msg="), *gs = strchr(line, '\035');
+		int type;
+
+		if (sscanf(line, "type=UNKNOWN[%d]", &type) != 1 || !msg)
+			continue;
+		if (gs)
+			*gs = '\0';
+		msg += strlen(" msg=");
+		ck_assert_int_eq(parser_feed_netlink(pb, type, msg, strlen(msg)), 0);
+	}
+	ck_assert_uint_eq(parser_get_stats(pa)->malformed, 0);
+	ck_assert_uint_eq(parser_get_stats(pb)->malformed, 0);
+	ck_assert_uint_eq(a->n, 43);
+	ck_assert_uint_eq(a->n, b->n);
+	for (size_t i = 0; i < a->n && i < 64; i++) {
+		const struct brute_record *x = &a->r[i], *y = &b->r[i];
+
+		ck_assert_int_eq(x->type, y->type);
+		ck_assert(x->hierarchy == y->hierarchy && x->origin == y->origin);
+		ck_assert(x->sec == y->sec && x->milli == y->milli && x->serial == y->serial);
+		ck_assert_uint_eq(x->faults, y->faults);
+		ck_assert_uint_eq(x->opid, y->opid);
+		ck_assert_uint_eq(x->boundaries, y->boundaries);
+		ck_assert_uint_eq(x->subj.pid, y->subj.pid);
+		ck_assert_str_eq(x->subj.exe, y->subj.exe);
+		ck_assert_str_eq(x->oexe, y->oexe);
+	}
+	parser_free(pa);
+	parser_free(pb);
+	free(data);
+	free(a);
+	free(b);
+}
+END_TEST
+
 START_TEST(test_malformed_fixture)
 {
 	struct recs *rs = calloc(1, sizeof(*rs));
@@ -254,6 +395,8 @@ Suite *parser_suite(void)
 	tcase_add_test(tc, test_malformed_fixture);
 	tcase_add_test(tc, test_huge_field);
 	tcase_add_test(tc, test_garbage_bytes);
+	tcase_add_test(tc, test_captured_fork_records);
+	tcase_add_test(tc, test_captured_netlink_equivalent);
 	suite_add_tcase(s, tc);
 	return s;
 }
