@@ -3,6 +3,7 @@
 #   make check                  every test layer; last line "check: N passed, N failed"
 #   make KERNEL=/path/bzImage check   boot a given kernel instead of building one
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
+#   make demo                   a fork brute-force attack on a network service, Brute off vs on
 #   make bench                  Brute's fork/exec overhead and brute-reportd's throughput
 #
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
@@ -61,6 +62,11 @@ shell-fast: deps
 
 shell-system: deps
 	@$(PYTHON) tests/rig/guest.py system --shell
+
+# The attack Brute exists for, off vs on, in the system guest (tests/demo/, README.md);
+# builds the kernel and the Debian image like check-system when they are missing.
+demo: deps
+	@$(PYTHON) tests/demo/run-demo.py
 
 # The daemon's own install brings its binary, units, plugin and configuration.
 install: deps

@@ -101,7 +101,7 @@ static const struct {
 	{ "period_ms", F_PERIOD_MS }, { "ema_ms", F_EMA_MS },
 	{ "attack", F_ATTACK }, { "speed", F_SPEED },
 	{ "threshold_ms", F_THRESHOLD_MS }, { "max_faults", F_MAX_FAULTS },
-	{ "mode", F_MODE }, { "action", F_ACTION },
+	{ "brute_mode", F_MODE }, { "mitigation", F_ACTION },
 	{ "opid", F_OPID }, { "ouid", F_OUID }, { "oauid", F_OAUID },
 	{ "oses", F_OSES }, { "ocomm", F_OCOMM }, { "oexe", F_OEXE },
 	{ "tunable", F_TUNABLE }, { "old", F_OLD }, { "new", F_NEW },

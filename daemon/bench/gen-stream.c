@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 				printf("type=UNKNOWN[1712] msg=audit(%lu.%03u:%lu): brute_hierarchy=%llu origin=%llu sig=11 code=1 faults=%u period_ms=100 ema_ms=100 " SUBJ "\n", t, ms, serial, h, h, (step - 1) % 10 - 1, 101u);
 				break;
 			case 7:
-				printf("type=UNKNOWN[1713] msg=audit(%lu.%03u:%lu): brute_hierarchy=%llu origin=%llu attack=fork speed=fast faults=5 ema_ms=100 threshold_ms=30000 max_faults=200 mode=2 action=kill " SUBJ "\n", t, ms, serial, h, h, 102u);
+				printf("type=UNKNOWN[1713] msg=audit(%lu.%03u:%lu): brute_hierarchy=%llu origin=%llu attack=fork speed=fast faults=5 ema_ms=100 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill " SUBJ "\n", t, ms, serial, h, h, 102u);
 				break;
 			case 8:
 				printf("type=UNKNOWN[1714] msg=audit(%lu.%03u:%lu): brute_hierarchy=%llu opid=100 ouid=1000 oauid=1000 oses=3 ocomm=\"victim\" oexe=\"/usr/local/bin/victim\"\n", t, ms, serial, h);

@@ -129,7 +129,7 @@ START_TEST(test_netlink_message)
 {
 	struct recs *rs = calloc(1, sizeof(*rs));
 	struct parser *p = parser_new(rec_cb, rs);
-	const char *payload = "audit(1700000000.500:9): brute_hierarchy=4294967400 origin=4294967400 attack=fork speed=slow faults=3 ema_ms=900 threshold_ms=30000 max_faults=3 mode=1 action=audit ppid=1 pid=2 auid=0 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=4294967295 comm=\"a\" exe=\"/a\"";
+	const char *payload = "audit(1700000000.500:9): brute_hierarchy=4294967400 origin=4294967400 attack=fork speed=slow faults=3 ema_ms=900 threshold_ms=30000 max_faults=3 brute_mode=1 mitigation=audit ppid=1 pid=2 auid=0 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=4294967295 comm=\"a\" exe=\"/a\"";
 	const struct parser_stats *st = parser_get_stats(p);
 
 	/* kernel payloads may end with a NUL */

@@ -70,7 +70,7 @@ else
 	fi
 	a=$(recs $ATTACK | grep "brute_hierarchy=$h ")
 	if echo "$a" | grep -q "origin=$h attack=fork speed=fast faults=5 " &&
-		echo "$a" | grep -q "threshold_ms=30000 max_faults=200 mode=2 action=kill"; then
+		echo "$a" | grep -q "threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill"; then
 		ok "attack record fields"
 	else
 		not_ok "attack record fields" "$a"

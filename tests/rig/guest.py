@@ -130,13 +130,16 @@ def qemu_command(kind, kernel, append, run_dir, shell, timeout):
                 raise
             log("system: no data disk (scripts/datadisk.sh failed), booting without /data")
             data = None
-        # One NVMe controller, two namespaces: nvme0n1 is the root, nvme0n2 the data disk.
+        # The root is the only NVMe namespace, so it is always nvme0n1: NVMe scans
+        # namespaces asynchronously, and a second one (the data disk, as it was) came up
+        # as nvme0n1 in about one boot in four. The data disk is virtio-blk, mounted by
+        # its label.
         cmd += ["-drive", f"file={rootfs},if=none,id=root,format=raw,snapshot=on",
                 "-device", "nvme,id=nvme0,serial=root",
                 "-device", "nvme-ns,drive=root,bus=nvme0,nsid=1"]
         if data:
             cmd += ["-drive", f"file={data},if=none,id=data,format=raw",
-                    "-device", "nvme-ns,drive=data,bus=nvme0,nsid=2"]
+                    "-device", "virtio-blk-pci,drive=data"]
     return cmd
 
 

@@ -171,7 +171,7 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 	if (!ab)
 		return;
 	audit_log_format(ab,
-			 "brute_hierarchy=%llu origin=%llu attack=%s speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u mode=%u action=%s",
+			 "brute_hierarchy=%llu origin=%llu attack=%s speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s",
 			 crash->hierarchy->id, crash->origin->id,
 			 crash->hierarchy == crash->origin ? "fork" : "exec",
 			 verdict == BRUTE_VERDICT_SLOW ? "slow" : "fast",

@@ -33,7 +33,7 @@ u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy)
 
 	rcu_read_lock();
 	for_each_process(p) {
-		if ((p->flags & PF_KTHREAD) || is_global_init(p) ||
+		if ((p->flags & (PF_KTHREAD | PF_EXITING)) || is_global_init(p) ||
 		    same_thread_group(p, current))
 			continue;
 		if (READ_ONCE(brute_task(p)->hierarchy) != hierarchy)

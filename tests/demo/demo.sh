@@ -1,0 +1,188 @@
+#!/bin/sh
+# The guest side of `make demo`, sourced by tests/system/40-demo.sh (dash, as root, in the
+# system guest).  $DEMO is the directory with this file, the unit, the rsyslog configuration
+# and the programs built by tests/demo/Makefile (the data disk's demo/).
+#
+#   demo_setup                 network namespaces and veth pair, the service, rsyslog as the
+#                              SIEM on 127.0.0.1:6514, brute-reportd forwarding to it
+#   demo_attack MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
+#                              Brute mode MODE, a freshly started service, the attack from the
+#                              client namespace; its transcript in $DEMO_OUT/attack-MODE.log,
+#                              one summary line (DEMO-RESULT ...) on stdout.  HINT_BYTES: give
+#                              the client that many canary bytes, read from the server's memory
+#                              (the shortened run of the check)
+#   demo_operator              what an operator sees: ausearch, journalctl, the SIEM's file
+#   demo_teardown              stop and remove all of it, mode back to 2
+DEMO=${DEMO:-/data/demo}
+DEMO_OUT=${DEMO_OUT:-/tmp/brute-demo}
+DEMO_UNIT=brute-demo-server.service
+DEMO_SERVER=/usr/local/sbin/brute-demo-server
+DEMO_SRV_IP=10.66.0.1
+DEMO_CLI_IP=10.66.0.2
+DEMO_PORT=7777
+SIEM_LOG=/var/log/brute-siem.log
+
+# Progress on the console, with the guest's uptime (the rig shows a script's output only
+# once it has finished).
+demo_log() { echo "demo: [$(cut -d' ' -f1 /proc/uptime)] $*" >/dev/console 2>/dev/null; }
+
+# Wall clock in ausearch's -ts/-te form (locale date and time).
+demo_now() { LC_ALL=C date '+%x %T'; }
+
+demo_setup() {
+	demo_log "set-up: network namespaces demo-srv, demo-cli and a veth pair"
+	mkdir -p "$DEMO_OUT"
+	# Two namespaces and a veth pair: the server's peer is not loopback.
+	ip netns add demo-srv && ip netns add demo-cli &&
+		ip link add veth-srv type veth peer name veth-cli &&
+		ip link set veth-srv netns demo-srv && ip link set veth-cli netns demo-cli &&
+		ip -n demo-srv addr add $DEMO_SRV_IP/24 dev veth-srv &&
+		ip -n demo-cli addr add $DEMO_CLI_IP/24 dev veth-cli &&
+		ip -n demo-srv link set lo up && ip -n demo-srv link set veth-srv up &&
+		ip -n demo-cli link set lo up && ip -n demo-cli link set veth-cli up || return 1
+
+	install -m 755 "$DEMO/brute-demo-server" "$DEMO_SERVER" &&
+		install -m 644 "$DEMO/$DEMO_UNIT" /run/systemd/system/ || return 1
+
+	demo_log "set-up: rsyslog listening on 127.0.0.1:6514 (the SIEM), brute-reportd"
+	# The SIEM: rsyslog's TCP input on 127.0.0.1:6514, into $SIEM_LOG.
+	install -m 644 "$DEMO/rsyslog-brute-siem.conf" /etc/rsyslog.d/60-brute-siem.conf &&
+		: >"$SIEM_LOG" || return 1
+	# brute-reportd: journal entries, and the SIEM over TCP (RFC 5424, octet counting).
+	[ -f /etc/brute/reportd.conf ] && [ ! -f "$DEMO_OUT/reportd.conf.orig" ] &&
+		cp -p /etc/brute/reportd.conf "$DEMO_OUT/reportd.conf.orig"
+	mkdir -p /etc/brute
+	cat >/etc/brute/reportd.conf <<-CONF
+	# brute-reportd.conf(5), written by the Brute demo (tests/demo/demo.sh)
+	siem_protocol = tcp
+	siem_host = 127.0.0.1
+	siem_port = 6514
+	siem_kinds = attack,kill,closed
+	CONF
+	chmod 644 /etc/brute/reportd.conf
+	# rsyslog needs a restart for a new input; brute-reportd re-reads its configuration on
+	# SIGHUP (reload), and retries the SIEM until the listener is there.
+	# (No daemon-reload, ~10 s on a loaded TCG guest: systemd loads the new unit when it is
+	# first started.)
+	systemctl --no-block restart rsyslog.service &&
+		systemctl reload-or-restart brute-reportd.service || return 1
+	demo_log "set-up: brute-reportd reloaded"
+	wait_for 20 sh -c "ss -Htln 'sport = :6514' | grep -q ." || return 1
+	demo_log "set-up done"
+}
+
+# Value of KEY=VALUE in the line on stdin.
+demo_field() {
+	awk -v k="$1=" '{ for (i = 1; i <= NF; i++) if (index($i, k) == 1) {
+		print substr($i, length(k) + 1); exit } }'
+}
+# Raw audit records without what ausearch adds (after \035: the names of the IDs).
+demo_kernel_part() { sed "s/$(printf '\035').*//"; }
+# ... and without the fields an operator does not need here (IDs repeated, old_*/new_*).
+demo_short() {
+	demo_kernel_part | sed -E -e 's/ (auid|uid|gid|euid|suid|fsuid|egid|sgid|fsgid|tty|ses)=[^ ]+//g' \
+		-e 's/ (old|new)_[a-z]+=[^ ]+//g'
+}
+
+# The stack canary of process $1: glibc takes it from the AT_RANDOM bytes (auxv type 25),
+# low byte zeroed.
+demo_canary() {
+	at_random=$(od -An -tx8 -w16 -v /proc/$1/auxv | awk '$1 == "0000000000000019" { print $2 }')
+	[ -n "$at_random" ] || return 1
+	value=$(dd if=/proc/$1/mem bs=8 count=1 iflag=skip_bytes skip=$((0x$at_random)) \
+		2>/dev/null | od -An -tx8 | tr -d ' ')
+	[ ${#value} -eq 16 ] || return 1
+	echo "0x${value%??}00" # (no arithmetic: dash saturates above 2^63)
+}
+
+demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
+	mode=$1 hint=
+	. "$DEMO/brute-demo.layout"
+	rm -f /run/brute-demo/pwned
+	demo_log "mode $mode: starting the service"
+	echo "$mode" >/proc/sys/kernel/brute/mode
+	# A fresh service for each run: new process, new canary, restart count 0.
+	systemctl stop $DEMO_UNIT 2>/dev/null
+	systemctl start $DEMO_UNIT || return 1
+	wait_for 10 ip netns exec demo-srv sh -c "ss -Htln 'sport = :$DEMO_PORT' | grep -q ." ||
+		return 1
+	if [ -n "$4" ]; then
+		hint=$4:$(demo_canary "$(systemctl show -P MainPID $DEMO_UNIT)") || return 1
+	fi
+	since=$(demo_now)
+	echo "$since" >"$DEMO_OUT/since-$mode"
+	demo_log "mode $mode: attack (at most $2 attempts, $3 s)"
+	log_offset=$(wc -c </var/log/audit/audit.log)
+	start=$(date +%s.%N)
+	ip netns exec demo-cli "$DEMO/brute-demo-client" $DEMO_SRV_IP $DEMO_PORT \
+		"$canary_offset" "$ret_offset" "$target" "$2" "$3" $hint >"$DEMO_OUT/attack-$mode.log" 2>&1
+	end=$(date +%s.%N)
+	demo_log "mode $mode: attack over: $(tail -n 1 "$DEMO_OUT/attack-$mode.log")"
+	sleep 1 # the last records reach auditd
+	demo_log "mode $mode: results"
+	result=$(grep '^RESULT ' "$DEMO_OUT/attack-$mode.log")
+	nrestarts=$(systemctl show --value -p NRestarts $DEMO_UNIT)
+	# What the kernel says about the service's hierarchies during the run: attacks on them
+	# (the subject of BRUTE_ATTACK is the crashing server process), processes killed in them.
+	# From what audit.log gained during the run: ausearch takes seconds on a busy TCG guest.
+	[ "$(wc -c </var/log/audit/audit.log)" -ge "$log_offset" ] || log_offset=0 # rotated
+	tail -c +$((log_offset + 1)) /var/log/audit/audit.log |
+		awk -v t0="${start%.*}" -v t1="${end%.*}" '/^type=UNKNOWN\[171[34]\] / {
+			t = $2; sub(/^msg=audit\(/, "", t); sub(/\..*/, "", t)
+			if (t + 0 >= t0 && t + 0 <= t1 + 1) print }' |
+		demo_kernel_part >"$DEMO_OUT/records-$mode"
+	hs=$(grep "exe=\"$DEMO_SERVER\"" "$DEMO_OUT/records-$mode" | grep -v ' opid=' |
+		sed -n 's/.* brute_hierarchy=\([0-9]*\) .*/\1/p' | sort -u | tr '\n' ' ')
+	attacks=$(echo $hs | wc -w)
+	kills=$(grep ' opid=' "$DEMO_OUT/records-$mode" | grep -c -F "$(printf 'brute_hierarchy=%s \n' $hs)")
+	nullexe=$(grep ' opid=' "$DEMO_OUT/records-$mode" | grep -F "$(printf 'brute_hierarchy=%s \n' $hs)" |
+		grep -c 'oexe=(null)')
+	demo_log "mode $mode: results done"
+	pwned=no
+	[ -s /run/brute-demo/pwned ] && pwned=yes
+	echo "DEMO-RESULT mode=$mode ${result#RESULT } marker=$pwned service_restarts=$nrestarts" \
+		"attacks_detected=$attacks processes_killed=$kills" \
+		"killed_exe_null=$nullexe bound_attempts=$2 bound_seconds=$3" \
+		"wall=$(echo "$end - $start" | awk '{ printf "%.1f", $1 - $3 }')"
+}
+
+demo_operator() {
+	since=$(cat "$DEMO_OUT/since-2")
+	ausearch -m 1713,1714 -ts $since --raw 2>/dev/null | demo_kernel_part |
+		grep -E '^type=(UNKNOWN\[171[34]\]|BRUTE_(ATTACK|KILL)) ' >"$DEMO_OUT/ausearch-2"
+	# (No pipe that ends early: systemd's services ignore SIGPIPE, writers would complain.)
+	h=$(awk -v exe="exe=\"$DEMO_SERVER\"" '!/ opid=/ && index($0, exe) { print; exit }' \
+		"$DEMO_OUT/ausearch-2" | demo_field brute_hierarchy)
+	echo "=== The audit trail: ausearch -m 1713,1714 -ts $since"
+	echo "$(grep -c -v ' opid=' "$DEMO_OUT/ausearch-2") attacks detected (BRUTE_ATTACK, 1713) and" \
+		"$(grep -c ' opid=' "$DEMO_OUT/ausearch-2") processes killed (BRUTE_KILL, 1714); the first incident:"
+	grep "brute_hierarchy=$h " "$DEMO_OUT/ausearch-2" | demo_short
+	echo
+	echo "=== That incident, every record: ausearch -m 1710,1711,1712,1713,1714 --raw | grep brute_hierarchy=$h"
+	ausearch -m 1710,1711,1712,1713,1714 --raw 2>/dev/null | grep "brute_hierarchy=$h " | demo_short
+	echo
+	echo "=== The journal: journalctl -u brute-reportd   (that incident's entries)"
+	journalctl -u brute-reportd.service -o short-precise --no-pager -q 2>/dev/null |
+		grep "hierarchy $h\b"
+	echo "($(journalctl -u brute-reportd.service -o cat --no-pager -q 2>/dev/null |
+		grep -c 'brute force attack detected') attack alerts in the journal in all)"
+	echo
+	echo "=== The SIEM: what rsyslog received on 127.0.0.1:6514 ($SIEM_LOG)   (that incident)"
+	wait_for 10 grep -q "\"$h\"" "$SIEM_LOG"
+	grep "\"$h\"" "$SIEM_LOG"
+	echo "($(wc -l <"$SIEM_LOG") messages received in all)"
+}
+
+demo_teardown() {
+	demo_log "teardown"
+	systemctl stop $DEMO_UNIT 2>/dev/null
+	rm -f /run/systemd/system/$DEMO_UNIT "$DEMO_SERVER" /etc/rsyslog.d/60-brute-siem.conf
+	[ -f "$DEMO_OUT/reportd.conf.orig" ] &&
+		cp -p "$DEMO_OUT/reportd.conf.orig" /etc/brute/reportd.conf
+	systemctl --no-block restart rsyslog.service
+	systemctl --no-block reload-or-restart brute-reportd.service
+	ip netns del demo-srv 2>/dev/null
+	ip netns del demo-cli 2>/dev/null
+	echo 2 >/proc/sys/kernel/brute/mode
+	demo_log "teardown done"
+}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# The demo (README.md, `make demo`, tests/demo/): a forking TCP service with a stack buffer
+# overflow, run by systemd with Restart=always in a network namespace, attacked across a veth
+# pair by a client that recovers its stack canary byte by byte.  With Brute off (mode 0) the
+# attack reaches the service's pwned(); with Brute on (mode 2) the service's hierarchy is
+# killed after a few crashes, systemd restarts it with a fresh canary, and the attack does not
+# complete.  Shortened here: the client is given canary bytes 1-6 and recovers the 7th, and the
+# attack with Brute on lasts 8 s.  `make demo` boots with rig.demo=full: the whole canary,
+# longer bounds, and the transcripts and the operator's view as "# demo| " diagnostics, which
+# tests/demo/run-demo.py prints.
+. "$RIG/tap.sh"
+DEMO=${RIG%/rig}/demo
+. "$DEMO/demo.sh"
+
+full=
+grep -qw 'rig.demo=full' /proc/cmdline && full=1
+if [ -n "$full" ]; then
+	off_bounds="3000 150" on_bounds="3000 120"
+else
+	# Shortened: the client is given canary bytes 1-6 (read from the server's memory), so it
+	# guesses one byte (at most 256 crashes, ~60 ms each under TCG) before the takeover.
+	off_bounds="3000 30 6" on_bounds="3000 8"
+fi
+show() { sed 's/^/# demo| /'; } # diagnostics the host prints in `make demo`
+
+if [ ! -d /proc/sys/kernel/brute ]; then
+	not_ok "brute is enabled"
+	exit 0
+fi
+if ! out=$(demo_setup 2>&1); then
+	not_ok "demo set-up: namespaces, veth, service, rsyslog SIEM, brute-reportd" "$out"
+	demo_teardown >/dev/null 2>&1
+	exit 0
+fi
+ok "demo set-up: namespaces, veth, service, rsyslog SIEM, brute-reportd"
+
+# --- Brute off: the attack succeeds.
+r0=$(demo_attack 0 $off_bounds)
+[ -n "$full" ] && { echo "=== Brute off (mode=0): the attack"; cat "$DEMO_OUT/attack-0.log"; } | show
+diag "$r0"
+if [ "$(echo "$r0" | demo_field outcome)" = pwned ] && [ "$(echo "$r0" | demo_field marker)" = yes ]
+then
+	ok "mode 0: canary recovered, control reached (PWNED)"
+else
+	not_ok "mode 0: canary recovered, control reached (PWNED)" "$(tail -n 5 "$DEMO_OUT/attack-0.log")"
+fi
+
+# --- Brute on: the service's hierarchy is killed, restarted with a new canary.
+r2=$(demo_attack 2 $on_bounds)
+if [ -n "$full" ]; then
+	{
+		echo "=== Brute on (mode=2): the same attack"
+		if [ "$(wc -l <"$DEMO_OUT/attack-2.log")" -gt 24 ]; then
+			head -n 16 "$DEMO_OUT/attack-2.log"
+			echo "[... $(($(wc -l <"$DEMO_OUT/attack-2.log") - 22)) lines ...]"
+			tail -n 6 "$DEMO_OUT/attack-2.log"
+		else
+			cat "$DEMO_OUT/attack-2.log"
+		fi
+	} | show
+fi
+diag "$r2"
+if [ "$(echo "$r2" | demo_field outcome)" = stopped ] && [ "$(echo "$r2" | demo_field marker)" = no ]
+then
+	ok "mode 2: the attack did not complete ($(echo "$r2" | demo_field attempts) attempts, $(echo "$r2" | demo_field seconds) s)"
+else
+	not_ok "mode 2: the attack did not complete" "$(tail -n 5 "$DEMO_OUT/attack-2.log")"
+fi
+demo_log "checks: audit records, systemd, SIEM"
+kill=$(awk '/ opid=/ && /ocomm="brute-demo-serv"/ { print; exit }' "$DEMO_OUT/records-2")
+if [ "$(echo "$r2" | demo_field processes_killed)" -gt 0 ] && [ -n "$kill" ]; then
+	ok "mode 2: BRUTE_KILL records for the service ($(echo "$r2" | demo_field processes_killed) processes killed in $(echo "$r2" | demo_field attacks_detected) attacks)"
+	diag "$kill"
+else
+	not_ok "mode 2: BRUTE_KILL records for the service" "$(tail -n 4 "$DEMO_OUT/records-2")"
+fi
+if journalctl -u $DEMO_UNIT -o cat --no-pager | grep -q 'code=killed, status=9/KILL' &&
+	[ "$(echo "$r2" | demo_field service_restarts)" -gt 0 ]; then
+	ok "mode 2: systemd saw the service killed by SIGKILL and restarted it ($(echo "$r2" | demo_field service_restarts) restarts)"
+else
+	not_ok "mode 2: systemd saw the service killed by SIGKILL and restarted it" \
+		"$(journalctl -u $DEMO_UNIT -o cat --no-pager | tail -n 4)"
+fi
+if wait_for 10 grep -q 'brute force attack detected' "$SIEM_LOG"; then
+	ok "the SIEM (rsyslog on 127.0.0.1:6514) received the attack alert"
+else
+	not_ok "the SIEM (rsyslog on 127.0.0.1:6514) received the attack alert" \
+		"$(tail -n 3 "$SIEM_LOG" 2>&1)" "$(journalctl -u brute-reportd -o cat --no-pager | tail -n 3)"
+fi
+
+if [ -n "$full" ]; then
+	demo_log "the operator's view"
+	{ echo "$r0"; echo "$r2"; } | show
+	demo_operator 2>&1 | show
+fi
+demo_teardown >/dev/null 2>&1
+exit 0
