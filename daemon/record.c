@@ -8,7 +8,9 @@
 #include "record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -189,6 +191,18 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		return audit_untrusted_decode(v, r->oexe, sizeof(r->oexe)) < 0 ? -EBADMSG : 0;
 	case F_TUNABLE:
 		return copy_str(r->tunable, sizeof(r->tunable), v);
+	case F_CODE: {
+		/* si_code is signed: SI_TKILL (-6) for glibc's abort() */
+		char *end;
+		long l;
+
+		errno = 0;
+		l = strtol(v, &end, 10);
+		if (errno || end == v || *end || l < INT_MIN || l > INT_MAX)
+			return -EBADMSG;
+		r->code = (int)l;
+		return 0;
+	}
 	default:
 		break;
 	}
@@ -211,14 +225,11 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 	case F_OLD:		r->old_value = u; break;
 	case F_NEW:		r->new_value = u; break;
 	case F_SIG:
-	case F_CODE:
 	case F_MODE:
 		if (u > 1024)
 			return -EBADMSG;
 		if (id == F_SIG)
 			r->sig = (int)u;
-		else if (id == F_CODE)
-			r->code = (int)u;
 		else
 			r->mode = (int)u;
 		break;

@@ -151,6 +151,29 @@ START_TEST(test_netlink_message)
 END_TEST
 
 /*
+ * A stack canary failure: glibc's abort() raises SIGABRT with tgkill(), so
+ * si_code is SI_TKILL (-6).  Taken from the demo's server (make demo); a
+ * signed si_code must parse, not count the crash as malformed.
+ */
+START_TEST(test_negative_si_code)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const char *payload = "audit(1796293279.647:944): brute_hierarchy=429683041191 origin=429683041191 sig=6 si_code=-6 faults=3 period_ms=107 ema_ms=323 ppid=1173 pid=1186 auid=4294967295 uid=1000 gid=1000 euid=1000 suid=1000 fsuid=1000 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=4294967295 comm=\"brute-demo-serv\" exe=\"/usr/local/sbin/brute-demo-server\"";
+	const struct parser_stats *st = parser_get_stats(p);
+
+	ck_assert_int_eq(parser_feed_netlink(p, 1712, payload, strlen(payload)), 0);
+	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_int_eq(rs->r[0].sig, 6);
+	ck_assert_int_eq(rs->r[0].code, -6);
+	ck_assert_uint_eq(rs->r[0].faults, 3);
+	ck_assert_uint_eq(st->malformed, 0);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+/*
  * Records captured from a real guest (tests/system/30-reportd.sh with
  * reportd.capture=1): auditd's audit.log lines, enriched (a \035 then the
  * interpreted ids), a cred boundary inside the setresuid() event, crashes
@@ -392,6 +415,7 @@ Suite *parser_suite(void)
 	tcase_add_test(tc, test_chunking);
 	tcase_add_test(tc, test_no_eoe_delay);
 	tcase_add_test(tc, test_netlink_message);
+	tcase_add_test(tc, test_negative_si_code);
 	tcase_add_test(tc, test_malformed_fixture);
 	tcase_add_test(tc, test_huge_field);
 	tcase_add_test(tc, test_garbage_bytes);

@@ -96,6 +96,9 @@ def cmdline(kind, tests, extra, inject, shell):
             args += ["systemd.mask=serial-getty@ttyS0.service",
                      "systemd.mask=serial-getty@ttyS1.service",
                      "systemd.wants=brute-tests.service"]
+        # The daemon and demo scripts take 30-50 s on a loaded host: room to spare.
+        if "rig.timeout=" not in extra:
+            args.append("rig.timeout=120")
     if shell and kind == "fast":
         args.append("rig.shell=1")
     if tests:
