@@ -19,9 +19,10 @@
  *
  * Sends SIGKILL to every process whose thread group leader belongs to
  * @hierarchy, except the calling one (it is already dying), processes
- * already exiting, the global init and kernel threads.  Brute's own SIGKILL is never counted as a crash, so
- * this cannot recurse; the caller marks the hierarchy detected beforehand so
- * that crashes racing with the kills do not detect the attack again.
+ * already exiting, the global init and kernel threads.  Brute's own SIGKILL
+ * is never counted as a crash, so this cannot recurse; the caller marks the
+ * hierarchy detected beforehand so that crashes racing with the kills do not
+ * detect the attack again.
  *
  * Context: Task context; takes rcu_read_lock().
  * Return: The number of processes killed.
