@@ -34,7 +34,7 @@ CACHE = Path(os.environ.get("BRUTE_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "brute")
 RIG = CACHE / "rig"
 
-DEFAULT_TIMEOUT = {"fast": 180, "system": 300}
+DEFAULT_TIMEOUT = {"fast": 360, "system": 600}
 MEMORY = {"fast": "512M", "system": "1G"}
 INJECTIONS = ("fail", "hang", "timeout", "panic")
 # Kernel messages that fail a run wherever they appear in a kernel line.
@@ -96,11 +96,13 @@ def cmdline(kind, tests, extra, inject, shell):
             args += ["systemd.mask=serial-getty@ttyS0.service",
                      "systemd.mask=serial-getty@ttyS1.service",
                      "systemd.wants=brute-tests.service"]
-        # The daemon and demo scripts take 30-50 s on a loaded host: room to spare.
-        if "rig.timeout=" not in extra:
-            args.append("rig.timeout=120")
+
     if shell and kind == "fast":
         args.append("rig.shell=1")
+    # Per-script bound: the audit, daemon and demo scripts take 20-50 s on an idle host and
+    # twice that next to a kernel build.
+    if "rig.timeout=" not in extra:
+        args.append("rig.timeout=150")
     if tests:
         args.append("rig.tests=" + tests)
     if inject == "panic":
