@@ -7,7 +7,7 @@ packages=(
 	build-essential flex bison bc libelf-dev libssl-dev dwarves linux-source-6.12
 	qemu-system-x86 busybox-static cpio debootstrap auditd audispd-plugins
 	libaudit-dev libauparse-dev libsystemd-dev check pkg-config e2fsprogs
-	iproute2 rsyslog kmod python3 rsync
+	iproute2 rsyslog kmod python3 rsync xz-utils procps
 )
 
 missing=()
