@@ -24,10 +24,6 @@
 
 #define BRUTE_AUDIT_GFP (GFP_NOWAIT | __GFP_NOWARN)
 
-enum {
-	BRUTE_AUDIT_ALLOCATED,
-};
-
 static const char *const brute_boundary_names[] = {
 	"setid", "fcaps", "cred", "network",
 };
@@ -65,7 +61,7 @@ static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 {
 	struct audit_buffer *ab;
 
-	if (test_and_set_bit(BRUTE_AUDIT_ALLOCATED, &hierarchy->audit_flags))
+	if (test_and_set_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags))
 		return;
 	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
 			     AUDIT_BRUTE_HIERARCHY);
@@ -228,7 +224,7 @@ void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
 {
 	struct audit_buffer *ab;
 
-	if (!test_bit(BRUTE_AUDIT_ALLOCATED, &hierarchy->audit_flags) ||
+	if (!test_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags) ||
 	    !audit_enabled)
 		return;
 	ab = audit_log_start(NULL, BRUTE_AUDIT_GFP, AUDIT_BRUTE_HIERARCHY);

@@ -54,10 +54,24 @@ enum brute_verdict {
 
 /**
  * struct brute_ids - The user and group IDs a crossing is checked against
+ * @uid: Real user ID.
+ * @suid: Saved user ID.
+ * @euid: Effective user ID.
+ * @fsuid: Filesystem user ID.
+ * @gid: Real group ID.
+ * @sgid: Saved group ID.
+ * @egid: Effective group ID.
+ * @fsgid: Filesystem group ID.
  */
 struct brute_ids {
-	kuid_t uid, suid, euid, fsuid;
-	kgid_t gid, sgid, egid, fsgid;
+	kuid_t uid;
+	kuid_t suid;
+	kuid_t euid;
+	kuid_t fsuid;
+	kgid_t gid;
+	kgid_t sgid;
+	kgid_t egid;
+	kgid_t fsgid;
 };
 
 u64 brute_ema_next(u64 ema_ns, u64 period_ns, u32 num, u32 den);

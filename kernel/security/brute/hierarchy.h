@@ -34,6 +34,16 @@ enum brute_boundary {
 };
 
 /**
+ * enum brute_hierarchy_flag - Bits of &brute_hierarchy.flags
+ * @BRUTE_HIERARCHY_AUDITED: Its "allocated" record was emitted.
+ * @BRUTE_HIERARCHY_CHARGED: It already charged its exec parent with a crash.
+ */
+enum brute_hierarchy_flag {
+	BRUTE_HIERARCHY_AUDITED,
+	BRUTE_HIERARCHY_CHARGED,
+};
+
+/**
  * struct brute_hierarchy - A fork hierarchy
  *
  * All the tasks that share one memory image, because they were forked (or
@@ -77,12 +87,10 @@ struct brute_hierarchy {
 	u32 killed;
 	/** @network: Network input reached it; inherited across execve(). */
 	bool network;
-	/** @charged: This hierarchy already charged its exec parent. */
-	bool charged;
 	/** @detected: An attack was detected; it is not detected again. */
 	bool detected;
-	/** @audit_flags: Bit 0: its "allocated" record was emitted. */
-	unsigned long audit_flags;
+	/** @flags: Atomic bits, enum brute_hierarchy_flag. */
+	unsigned long flags;
 };
 
 /**

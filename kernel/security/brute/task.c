@@ -89,8 +89,8 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
 		brute_ids_save(&hierarchy->ids, new);
 		hierarchy->boundaries = network ? BRUTE_BOUNDARY_NETWORK : 0;
-		hierarchy->charged = false;
 		hierarchy->detected = false;
+		clear_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags);
 		spin_unlock(&hierarchy->lock);
 	} else {
 		hierarchy = brute_hierarchy_alloc(GFP_KERNEL | __GFP_NOWARN);
@@ -223,8 +223,8 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	struct brute_crash_info crash = {};
 	struct brute_params params;
 	enum brute_verdict verdict;
-	u64 now, base;
 	bool quiet;
+	u64 now;
 
 	if (!info || mode == BRUTE_MODE_OFF || (current->flags & PF_KTHREAD))
 		return;
@@ -243,14 +243,9 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	now = ktime_get_ns();
 	crash.origin = hierarchy;
 
-	spin_lock(&hierarchy->lock);
-	base = hierarchy->stats.last_ns;
 	if (hierarchy->exec_parent && !READ_ONCE(hierarchy->exec_parent->exempt) &&
-	    !hierarchy->charged) {
-		hierarchy->charged = true;
+	    !test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))
 		parent = hierarchy->exec_parent;
-	}
-	spin_unlock(&hierarchy->lock);
 
 	verdict = brute_charge(hierarchy, &crash, now, 0, &params, &quiet);
 	if (!quiet)
@@ -260,7 +255,9 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 
 	if (!parent)
 		return;
-	verdict = brute_charge(parent, &crash, now, base, &params, &quiet);
+	/* The parent's first period starts where this hierarchy's last one did. */
+	verdict = brute_charge(parent, &crash, now, now - crash.period_ns, &params,
+			       &quiet);
 	if (!quiet)
 		brute_audit_crash(&crash, info);
 	if (verdict != BRUTE_VERDICT_NONE)
