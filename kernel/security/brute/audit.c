@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/cred.h>
 #include <linux/file.h>
+#include <linux/kdev_t.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -21,6 +22,7 @@
 #include "audit.h"
 #include "common.h"
 #include "hierarchy.h"
+#include "target.h"
 
 #define BRUTE_AUDIT_GFP (GFP_NOWAIT | __GFP_NOWARN)
 
@@ -59,6 +61,7 @@ static u64 brute_ms(u64 ns)
  */
 static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 {
+	const struct brute_hierarchy *parent;
 	struct audit_buffer *ab;
 
 	if (test_and_set_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags))
@@ -67,12 +70,22 @@ static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 			     AUDIT_BRUTE_HIERARCHY);
 	if (!ab)
 		return;
+	rcu_read_lock();
+	parent = READ_ONCE(hierarchy->exec_parent);
 	audit_log_format(ab, "brute_hierarchy=%llu status=allocated exec_parent=%llu",
-			 hierarchy->id,
-			 hierarchy->exec_parent ? hierarchy->exec_parent->id : 0);
+			 hierarchy->id, parent ? parent->id : 0);
+	rcu_read_unlock();
 	brute_log_boundaries(ab, READ_ONCE(hierarchy->seen));
 	audit_log_task_info(ab);
 	audit_log_end(ab);
+}
+
+static void brute_log_target(struct audit_buffer *ab,
+			     const struct brute_target_key *key)
+{
+	audit_log_format(ab, " attacker_uid=%u target_dev=%u:%u target_ino=%llu",
+			 from_kuid(&init_user_ns, key->uid), MAJOR(key->dev),
+			 MINOR(key->dev), key->ino);
 }
 
 static void brute_log_ids(struct audit_buffer *ab, const char *prefix,
@@ -122,7 +135,8 @@ void brute_audit_boundary(struct brute_hierarchy *hierarchy, u32 boundary,
 
 /**
  * brute_audit_crash() - Report a counted crash
- * @crash: The statistics the crash updated.
+ * @crash: The statistics the crash updated: a hierarchy's, or with
+ *         @crash->target the (user, target) entry's.
  * @info: The signal.
  */
 void brute_audit_crash(const struct brute_crash_info *crash,
@@ -137,10 +151,13 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 			     AUDIT_BRUTE_CRASH);
 	if (!ab)
 		return;
+	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
+			 crash->hierarchy->id, crash->origin->id);
+	if (crash->target)
+		brute_log_target(ab, crash->target);
 	audit_log_format(ab,
-			 "brute_hierarchy=%llu origin=%llu sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu",
-			 crash->hierarchy->id, crash->origin->id, info->si_signo,
-			 info->si_code, crash->stats.faults,
+			 " sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu",
+			 info->si_signo, info->si_code, crash->stats.faults,
 			 brute_ms(crash->period_ns),
 			 brute_ms(crash->stats.ema_ns));
 	audit_log_task_info(ab);
@@ -153,10 +170,12 @@ void brute_audit_crash(const struct brute_crash_info *crash,
  * @verdict: The verdict, not BRUTE_VERDICT_NONE.
  * @params: The parameters it was given with.
  * @mode: The mode in force (enum brute_mode).
+ * @mitigation: What Brute does about it: "kill", "ban" or "audit".
  */
 void brute_audit_attack(const struct brute_crash_info *crash,
 			enum brute_verdict verdict,
-			const struct brute_params *params, unsigned int mode)
+			const struct brute_params *params, unsigned int mode,
+			const char *mitigation)
 {
 	struct audit_buffer *ab;
 
@@ -166,14 +185,17 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 			     AUDIT_BRUTE_ATTACK);
 	if (!ab)
 		return;
-	audit_log_format(ab,
-			 "brute_hierarchy=%llu origin=%llu attack=%s speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s",
+	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu attack=%s",
 			 crash->hierarchy->id, crash->origin->id,
-			 crash->hierarchy == crash->origin ? "fork" : "exec",
+			 crash->target ? "exec" : "fork");
+	if (crash->target)
+		brute_log_target(ab, crash->target);
+	audit_log_format(ab,
+			 " speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s",
 			 verdict == BRUTE_VERDICT_SLOW ? "slow" : "fast",
 			 crash->stats.faults, brute_ms(crash->stats.ema_ns),
 			 params->threshold_ms, params->max_faults, mode,
-			 mode == 2 ? "kill" : "audit");
+			 mitigation);
 	audit_log_task_info(ab);
 	audit_log_end(ab);
 }
@@ -214,6 +236,119 @@ void brute_audit_kill(struct brute_hierarchy *hierarchy,
 }
 
 /**
+ * brute_audit_kill_summary() - Report how many tasks a response killed
+ * @hierarchy: The hierarchy whose processes were killed.
+ * @killed: How many.
+ * @reported: How many of them have a record of their own.
+ */
+void brute_audit_kill_summary(struct brute_hierarchy *hierarchy, u32 killed,
+			      u32 reported)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_KILL);
+	if (!ab)
+		return;
+	audit_log_format(ab, "brute_hierarchy=%llu killed=%u unreported=%u",
+			 hierarchy->id, killed, killed - reported);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_ban() - Report a ban
+ * @hierarchy: The hierarchy whose crash gave the verdict.
+ * @key: Who is banned from what.
+ * @name: The target's file name.
+ * @ban_s: For how long, in seconds.
+ */
+void brute_audit_ban(struct brute_hierarchy *hierarchy,
+		     const struct brute_target_key *key, const char *name,
+		     u32 ban_s)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_BAN);
+	if (!ab)
+		return;
+	brute_log_target(ab, key);
+	audit_log_format(ab, " target_name=");
+	audit_log_untrustedstring(ab, name);
+	audit_log_format(ab, " ban_s=%u brute_hierarchy=%llu", ban_s,
+			 hierarchy->id);
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+static const char *const brute_unban_reasons[] = {
+	[BRUTE_UNBAN_EXPIRED] = "expired",
+	[BRUTE_UNBAN_LIFTED] = "lifted",
+	[BRUTE_UNBAN_EVICTED] = "evicted",
+};
+
+/**
+ * brute_audit_unban() - Report the end of a ban
+ * @entry: The entry, out of the table.
+ * @reason: Why, enum brute_unban_reason.
+ *
+ * A lifted ban names the task that lifted it (inside its write()); an
+ * expired one is reported by a kernel worker and has no subject.
+ */
+void brute_audit_unban(const struct brute_target *entry, int reason)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(reason == BRUTE_UNBAN_EXPIRED ? NULL :
+			     audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_UNBAN);
+	if (!ab)
+		return;
+	audit_log_format(ab, "attacker_uid=%u target_dev=%u:%u target_ino=%llu target_name=",
+			 from_kuid(&init_user_ns, entry->key.uid),
+			 MAJOR(entry->key.dev), MINOR(entry->key.dev),
+			 entry->key.ino);
+	audit_log_untrustedstring(ab, entry->name);
+	audit_log_format(ab, " reason=%s denied=%u",
+			 brute_unban_reasons[reason],
+			 atomic_read(&entry->denied));
+	if (reason != BRUTE_UNBAN_EXPIRED)
+		audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_skipped() - Report a crash the (user, target) table missed
+ * @hierarchy: The crashing hierarchy.
+ * @key: The entry it could not be charged to (no memory, or the table is
+ *       full of other users' bans).
+ */
+void brute_audit_skipped(struct brute_hierarchy *hierarchy,
+			 const struct brute_target_key *key)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return;
+	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
+			     AUDIT_BRUTE_CRASH);
+	if (!ab)
+		return;
+	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
+			 hierarchy->id, hierarchy->id);
+	brute_log_target(ab, key);
+	audit_log_format(ab, " charged=no");
+	audit_log_task_info(ab);
+	audit_log_end(ab);
+}
+
+/**
  * brute_audit_deallocated() - Report the end of a hierarchy
  * @hierarchy: The hierarchy, whose last reference is gone.
  *
@@ -232,7 +367,7 @@ void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
 		return;
 	audit_log_format(ab,
 			 "brute_hierarchy=%llu status=deallocated faults=%u attacks=%u killed=%u",
-			 hierarchy->id, hierarchy->stats.faults,
+			 hierarchy->id, hierarchy->crashes,
 			 hierarchy->attacks, hierarchy->killed);
 	brute_log_boundaries(ab, hierarchy->seen);
 	audit_log_end(ab);

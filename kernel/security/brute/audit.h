@@ -14,17 +14,23 @@
 #include "detect.h"
 
 struct brute_hierarchy;
+struct brute_target;
+struct brute_target_key;
 
 /**
  * struct brute_crash_info - What a CRASH or ATTACK record reports
- * @hierarchy: The hierarchy whose statistics were updated.
+ * @hierarchy: The hierarchy the record names: the crashing one for a fork
+ *             attack, its exec parent (the processes that forked it) if
+ *             any for an exec attack.
  * @origin: The hierarchy of the crashing task.
+ * @target: For an exec attack, the (user, target) entry's key; else NULL.
  * @stats: The statistics after the update.
  * @period_ns: The period this crash added.
  */
 struct brute_crash_info {
 	struct brute_hierarchy *hierarchy;
 	struct brute_hierarchy *origin;
+	const struct brute_target_key *target;
 	struct brute_stats stats;
 	u64 period_ns;
 };
@@ -37,9 +43,18 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 		       const kernel_siginfo_t *info);
 void brute_audit_attack(const struct brute_crash_info *crash,
 			enum brute_verdict verdict,
-			const struct brute_params *params, unsigned int mode);
+			const struct brute_params *params, unsigned int mode,
+			const char *mitigation);
 void brute_audit_kill(struct brute_hierarchy *hierarchy,
 		      struct task_struct *task);
+void brute_audit_kill_summary(struct brute_hierarchy *hierarchy, u32 killed,
+			      u32 reported);
+void brute_audit_ban(struct brute_hierarchy *hierarchy,
+		     const struct brute_target_key *key, const char *name,
+		     u32 ban_s);
+void brute_audit_unban(const struct brute_target *entry, int reason);
+void brute_audit_skipped(struct brute_hierarchy *hierarchy,
+			 const struct brute_target_key *key);
 void brute_audit_deallocated(struct brute_hierarchy *hierarchy);
 void brute_audit_config(const char *name, unsigned int old,
 			unsigned int new);
@@ -60,12 +75,33 @@ static inline void brute_audit_crash(const struct brute_crash_info *crash,
 static inline void brute_audit_attack(const struct brute_crash_info *crash,
 				      enum brute_verdict verdict,
 				      const struct brute_params *params,
-				      unsigned int mode)
+				      unsigned int mode, const char *mitigation)
 {
 }
 
 static inline void brute_audit_kill(struct brute_hierarchy *hierarchy,
 				    struct task_struct *task)
+{
+}
+
+static inline void brute_audit_kill_summary(struct brute_hierarchy *hierarchy,
+					    u32 killed, u32 reported)
+{
+}
+
+static inline void brute_audit_ban(struct brute_hierarchy *hierarchy,
+				   const struct brute_target_key *key,
+				   const char *name, u32 ban_s)
+{
+}
+
+static inline void brute_audit_unban(const struct brute_target *entry,
+				     int reason)
+{
+}
+
+static inline void brute_audit_skipped(struct brute_hierarchy *hierarchy,
+				       const struct brute_target_key *key)
 {
 }
 

@@ -100,17 +100,24 @@ enum brute_verdict brute_verdict(const struct brute_stats *stats,
  * @self_tgid: The dying task's thread group id, as seen in its own pid
  *             namespace (task_tgid_vnr(current)).
  *
- * A crash is a fault the kernel raised against the task (SIGSEGV, SIGBUS,
- * SIGILL, SIGFPE, SIGTRAP, SIGSYS with a kernel si_code, SI_KERNEL included),
- * or a SIGABRT the task raised against itself, as glibc does when it finds a
- * smashed stack canary or a corrupted heap.  A signal sent by a user (kill(),
- * sigqueue(), tgkill() from another process) never counts, whatever its
- * number: otherwise any user could get a privileged process killed by
- * signalling it.  SIGKILL never counts: it is how the OOM killer, Brute
- * itself and group exits end tasks, none of which is a crash.
+ * A crash is either a fault the kernel raised against the task (SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE, SIGTRAP or SIGSYS with a kernel si_code), or one
+ * of those signals or SIGABRT that the task sent itself: glibc's abort() on
+ * a smashed stack canary or a corrupted heap, and the crash handlers that
+ * end with kill(getpid(), sig) (httpd, Python's faulthandler).
  *
- * The kernel fills si_pid itself for SI_USER and SI_TKILL, so a self-raised
- * SIGABRT cannot be faked by another process.
+ * Nothing another process sends counts, whatever its number: otherwise any
+ * user could get a privileged process killed by signalling it.  A positive
+ * si_code is not proof of a fault for every signal: F_SETOWN/F_SETSIG
+ * delivers any signal with a POLL_* code, which the kernel replaces with
+ * SI_SIGIO only for the signals that have codes of their own (the fault
+ * signals above); so for SIGABRT only the self-sent forms count.  SIGKILL
+ * never counts: it is how the OOM killer, Brute itself and group exits end
+ * tasks.
+ *
+ * The kernel fills si_pid itself for SI_USER and SI_TKILL (kill(), tgkill()
+ * and friends), so a self-sent signal cannot be faked by another process;
+ * rt_sigqueueinfo() to another process cannot use those codes.
  *
  * Return: True if the signal counts as a crash.
  */
@@ -123,15 +130,16 @@ bool brute_signal_counts(const kernel_siginfo_t *info, pid_t self_tgid)
 	case SIGFPE:
 	case SIGTRAP:
 	case SIGSYS:
-		return SI_FROMKERNEL(info);
-	case SIGABRT:
 		if (SI_FROMKERNEL(info))
 			return true;
-		return (info->si_code == SI_TKILL || info->si_code == SI_USER) &&
-		       info->si_pid == self_tgid;
+		break;
+	case SIGABRT:
+		break;
 	default:
 		return false;
 	}
+	return (info->si_code == SI_TKILL || info->si_code == SI_USER) &&
+	       info->si_pid == self_tgid;
 }
 
 /**
@@ -179,6 +187,9 @@ static const struct brute_params test_params = {
 	.max_faults = 200,
 	.ema_num = 7,
 	.ema_den = 10,
+	.ban_time_s = 900,
+	.table_size = 1024,
+	.forget_time_s = 3600,
 };
 
 static void test_ema_weight(struct kunit *const test)
@@ -329,28 +340,42 @@ static void test_signal_filter(struct kunit *const test)
 	info.si_code = BUS_ADRERR;
 	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
 
-	/* kill -SEGV from a user, even the task itself, does not. */
+	/* kill -SEGV from another process does not... */
 	info.si_signo = SIGSEGV;
 	info.si_code = SI_USER;
 	info.si_pid = 7;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
-	info.si_pid = 42;
-	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
-	info.si_code = SI_QUEUE;
-	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 	info.si_code = SI_TKILL;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	/* ...nor a forged sigqueue(), even with the task's own pid... */
+	info.si_code = SI_QUEUE;
+	info.si_pid = 42;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	/* ...nor SIGIO-style delivery (F_SETSIG), always SI_SIGIO here. */
+	info.si_code = SI_SIGIO;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 
-	/* SIGKILL never counts, not even from the kernel (OOM, Brute). */
+	/* A crash handler re-raising the fault on itself counts. */
+	info.si_code = SI_USER;
+	info.si_pid = 42;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_TKILL;
+	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
+
+	/* SIGKILL never counts, not even from the kernel or the task. */
 	info.si_signo = SIGKILL;
 	info.si_code = SI_KERNEL;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
-	info.si_code = SIGABRT; /* The seeds' test compared with this. */
+	info.si_code = SI_USER;
+	info.si_pid = 42;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 
-	/* Other kernel-sent fatal signals are not crashes. */
+	/* Other fatal signals are not crashes, even self-sent. */
 	info.si_signo = SIGXCPU;
 	info.si_code = SI_KERNEL;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_signo = SIGTERM;
+	info.si_code = SI_USER;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 
 	/* SIGABRT raised by the task itself (glibc abort()) counts... */
@@ -360,11 +385,19 @@ static void test_signal_filter(struct kunit *const test)
 	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
 	info.si_code = SI_USER;
 	KUNIT_EXPECT_TRUE(test, brute_signal_counts(&info, 42));
-	/* ...but not sent by another process, nor forged with sigqueue(). */
+	/* ...but not sent by another process, nor forged with sigqueue()... */
 	info.si_pid = 7;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 	info.si_code = SI_QUEUE;
 	info.si_pid = 42;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	/* ...nor delivered by F_SETOWN/F_SETSIG, which keeps POLL_IN here. */
+	info.si_code = POLL_IN;
+	info.si_pid = 0;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = POLL_HUP;
+	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
+	info.si_code = SI_KERNEL;
 	KUNIT_EXPECT_FALSE(test, brute_signal_counts(&info, 42));
 }
 

@@ -18,6 +18,11 @@
  * @max_faults: A slow attack is detected at this many crashes.
  * @ema_num: Numerator of the weight of a new period in the average.
  * @ema_den: Denominator of that weight; @ema_num < @ema_den.
+ * @ban_time_s: How long an exec attack bans its target for its user; 0: no
+ *              bans.
+ * @table_size: Entries of the (user, target) table.
+ * @forget_time_s: An entry of that table without a crash for this long is
+ *                 forgotten.
  */
 struct brute_params {
 	u32 threshold_ms;
@@ -25,6 +30,9 @@ struct brute_params {
 	u32 max_faults;
 	u32 ema_num;
 	u32 ema_den;
+	u32 ban_time_s;
+	u32 table_size;
+	u32 forget_time_s;
 };
 
 /**

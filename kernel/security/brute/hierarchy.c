@@ -6,6 +6,7 @@
 #include <linux/atomic.h>
 #include <linux/init.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -26,8 +27,10 @@ static atomic64_t brute_next_id = ATOMIC64_INIT(0);
  * brute_hierarchy_alloc() - Allocate a new hierarchy
  * @gfp: Allocation flags.
  *
- * The new hierarchy has one reference, a fresh identifier and statistics
- * that start now.  The caller fills in the IDs and boundaries.
+ * The new hierarchy has one task, the reference of its tasks, a fresh
+ * identifier and statistics that start now.  The caller fills in the IDs
+ * and boundaries.  It is charged to the memory cgroup of the caller with
+ * __GFP_ACCOUNT in @gfp (the cache is SLAB_ACCOUNT).
  *
  * Return: The hierarchy, or NULL if the allocation failed.
  */
@@ -39,30 +42,55 @@ struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp)
 	if (!hierarchy)
 		return NULL;
 	refcount_set(&hierarchy->usage, 1);
+	refcount_set(&hierarchy->tasks, 1);
 	hierarchy->id = atomic64_inc_return(&brute_next_id);
 	spin_lock_init(&hierarchy->lock);
 	brute_stats_reset(&hierarchy->stats, ktime_get_ns());
 	return hierarchy;
 }
 
+static void brute_hierarchy_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(brute_hierarchy_cache,
+			container_of(head, struct brute_hierarchy, rcu));
+}
+
 /**
  * brute_hierarchy_put() - Drop a reference to a hierarchy
  * @hierarchy: The hierarchy, or NULL.
  *
- * Frees it, and drops its reference to its exec parent, when this was the
- * last one.  Takes no lock: it may be called from softirq context (task_free
- * runs from an RCU callback), and nobody else can reach an object whose last
- * reference goes.
+ * Frees it after an RCU grace period when this was the last reference (the
+ * kill loop compares hierarchy pointers under RCU).  Takes no lock: it may
+ * be called from softirq context (task_free runs from an RCU callback), and
+ * nobody else can reach an object whose last reference goes.
  */
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy)
 {
-	while (hierarchy && refcount_dec_and_test(&hierarchy->usage)) {
-		struct brute_hierarchy *const parent = hierarchy->exec_parent;
-
+	if (hierarchy && refcount_dec_and_test(&hierarchy->usage)) {
+		/* Its last task went first, which dropped its exec parent. */
+		WARN_ON_ONCE(hierarchy->exec_parent);
 		brute_audit_deallocated(hierarchy);
-		kmem_cache_free(brute_hierarchy_cache, hierarchy);
-		hierarchy = parent;
+		call_rcu(&hierarchy->rcu, brute_hierarchy_free_rcu);
 	}
+}
+
+/**
+ * brute_hierarchy_leave() - A task leaves a hierarchy
+ * @hierarchy: The hierarchy, or NULL.
+ *
+ * When the last task leaves, the hierarchy drops its exec parent and the
+ * reference of its tasks.  May be called from softirq context.
+ */
+void brute_hierarchy_leave(struct brute_hierarchy *hierarchy)
+{
+	struct brute_hierarchy *parent;
+
+	if (!hierarchy || !refcount_dec_and_test(&hierarchy->tasks))
+		return;
+	parent = hierarchy->exec_parent;
+	hierarchy->exec_parent = NULL;
+	brute_hierarchy_put(parent);
+	brute_hierarchy_put(hierarchy);
 }
 
 /**
@@ -84,10 +112,8 @@ void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,
 
 	spin_lock(&hierarchy->lock);
 	first = !(hierarchy->boundaries & boundary);
-	hierarchy->boundaries |= boundary;
+	WRITE_ONCE(hierarchy->boundaries, hierarchy->boundaries | boundary);
 	hierarchy->seen |= boundary;
-	if (boundary == BRUTE_BOUNDARY_NETWORK)
-		WRITE_ONCE(hierarchy->network, true);
 	spin_unlock(&hierarchy->lock);
 
 	if (first && brute_mode() != BRUTE_MODE_OFF)
@@ -105,7 +131,8 @@ int __init brute_hierarchy_init(void)
 
 	atomic64_set(&brute_next_id,
 		     (1ULL << 32) + ((u64)get_random_u32() << 8));
-	brute_hierarchy_cache = KMEM_CACHE(brute_hierarchy, SLAB_PANIC);
+	brute_hierarchy_cache = KMEM_CACHE(brute_hierarchy,
+					   SLAB_PANIC | SLAB_ACCOUNT);
 	root = brute_hierarchy_alloc(GFP_KERNEL);
 	if (!root)
 		return -ENOMEM;

@@ -18,13 +18,16 @@
 
 /**
  * enum brute_boundary - Privilege boundaries
- * @BRUTE_BOUNDARY_SETID: execve() of a set-user-ID or set-group-ID program
- *                        that changed the effective IDs.
- * @BRUTE_BOUNDARY_FCAPS: execve() that gained permitted capabilities (file
- *                        capabilities) without changing IDs.
+ * @BRUTE_BOUNDARY_SETID: execve() of a privileged image: its effective IDs
+ *                        changed, or differ from its real ones (a set-ID
+ *                        program, or a program a set-ID wrapper executes).
+ * @BRUTE_BOUNDARY_FCAPS: execve() of an image whose permitted capabilities
+ *                        grew (file capabilities) or exceed the ambient set
+ *                        of a user who is not root in its namespace.
  * @BRUTE_BOUNDARY_CRED: a user or group ID changed from the saved set.
  * @BRUTE_BOUNDARY_NETWORK: input from the network (a peer that is not
- *                          loopback) reached a task of the hierarchy.
+ *                          loopback) reached a task of the hierarchy; it is
+ *                          not inherited across execve().
  */
 enum brute_boundary {
 	BRUTE_BOUNDARY_SETID = BIT(0),
@@ -36,7 +39,8 @@ enum brute_boundary {
 /**
  * enum brute_hierarchy_flag - Bits of &brute_hierarchy.flags
  * @BRUTE_HIERARCHY_AUDITED: Its "allocated" record was emitted.
- * @BRUTE_HIERARCHY_CHARGED: It already charged its exec parent with a crash.
+ * @BRUTE_HIERARCHY_CHARGED: One of its crashes was charged to the
+ *                           (user, target) table since its last execve().
  */
 enum brute_hierarchy_flag {
 	BRUTE_HIERARCHY_AUDITED,
@@ -49,26 +53,35 @@ enum brute_hierarchy_flag {
  * All the tasks that share one memory image, because they were forked (or
  * cloned) from each other without an execve() since, share one hierarchy.
  * An execve() by a task that shares its hierarchy gives it a new one, whose
- * @exec_parent is the old one: crashes of the new hierarchy are also charged
- * there, to detect attacks that fork and execve() a target again and again.
+ * @exec_parent is the old one: the processes that forked the image, which
+ * an exec attack may have to stop.
+ *
+ * Two counters keep it alive.  @tasks counts its tasks: fork costs exactly
+ * one increment of it.  @usage counts one reference for all the tasks
+ * together while there are any, plus one per hierarchy whose @exec_parent
+ * this is.  When the last task goes, the hierarchy drops its own exec
+ * parent: a chain of exec parents never outlives the tasks that use it, so
+ * a relay of processes that each execve() and exit pins at most two
+ * hierarchies.
  */
 struct brute_hierarchy {
-	/**
-	 * @usage: References: one per task, one per hierarchy whose
-	 * @exec_parent this is.
-	 */
+	/** @usage: References, see above. */
 	refcount_t usage;
+	/** @tasks: Tasks in the hierarchy. */
+	refcount_t tasks;
 	/** @id: Identifier, never reused; names the hierarchy in records. */
 	u64 id;
 	/**
 	 * @exec_parent: The hierarchy that forked before the execve() that
-	 * created this one, or NULL.  Immutable, holds a reference.
+	 * created this one, or NULL.  Holds a reference; set before any
+	 * other task can see this hierarchy and cleared when its last task
+	 * goes, so a task of the hierarchy can read it without a lock.
 	 */
 	struct brute_hierarchy *exec_parent;
 	/**
-	 * @exempt: Never charged with exec attacks: the hierarchy of the
-	 * kernel threads and the one of the global init.  Set once, before
-	 * any task of an exec child can read it.
+	 * @exempt: The hierarchy of the kernel threads, of the global init or
+	 * of a pid namespace's init: its processes are never killed as the
+	 * drivers of an exec attack.
 	 */
 	bool exempt;
 	/** @lock: Protects the fields below. */
@@ -81,16 +94,21 @@ struct brute_hierarchy {
 	u32 boundaries;
 	/** @seen: Every boundary ever crossed, for the final record. */
 	u32 seen;
+	/** @crashes: Crashes counted, in total. */
+	u32 crashes;
 	/** @attacks: Attacks detected on this hierarchy. */
 	u32 attacks;
 	/** @killed: Tasks killed by Brute in this hierarchy. */
 	u32 killed;
-	/** @network: Network input reached it; inherited across execve(). */
-	bool network;
-	/** @detected: An attack was detected; it is not detected again. */
+	/**
+	 * @detected: An attack was detected since the last execve(): in kill
+	 * mode, every later crash kills the hierarchy again.
+	 */
 	bool detected;
 	/** @flags: Atomic bits, enum brute_hierarchy_flag. */
 	unsigned long flags;
+	/** @rcu: Frees the hierarchy after a grace period. */
+	struct rcu_head rcu;
 };
 
 /**
@@ -111,12 +129,19 @@ brute_task(const struct task_struct *const task)
 
 struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp);
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy);
+void brute_hierarchy_leave(struct brute_hierarchy *hierarchy);
 void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,
 			   const struct cred *old, const struct cred *new);
 
 static inline void brute_hierarchy_get(struct brute_hierarchy *hierarchy)
 {
 	refcount_inc(&hierarchy->usage);
+}
+
+/* A new task joins the hierarchy of its parent. */
+static inline void brute_hierarchy_join(struct brute_hierarchy *hierarchy)
+{
+	refcount_inc(&hierarchy->tasks);
 }
 
 int __init brute_hierarchy_init(void);

@@ -8,11 +8,16 @@
 #include <uapi/linux/lsm.h>
 
 #include "common.h"
+#include "fs.h"
 #include "hierarchy.h"
 #include "net.h"
 #include "setup.h"
 #include "sysctl.h"
+#include "target.h"
 #include "task.h"
+
+/* Brute was initialized: lsm= or CONFIG_LSM lists it. */
+bool brute_enabled __ro_after_init;
 
 const struct lsm_id brute_lsmid = {
 	.name = BRUTE_NAME,
@@ -33,11 +38,13 @@ static int __init brute_init(void)
 	err = brute_hierarchy_init();
 	if (err)
 		return err;
+	brute_targets_setup();
 	brute_task_add_hooks();
 	brute_net_add_hooks();
 	err = brute_sysctl_init();
 	if (err)
 		return err;
+	brute_enabled = true;
 	pr_info("up and running\n");
 	return 0;
 }

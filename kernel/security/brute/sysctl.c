@@ -8,6 +8,8 @@
  */
 
 #include <linux/capability.h>
+#include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/sysctl.h>
@@ -22,11 +24,18 @@ static unsigned int brute_min_faults = 5;
 static unsigned int brute_max_faults = 200;
 static unsigned int brute_ema_num = 7;
 static unsigned int brute_ema_den = 10;
+static unsigned int brute_ban_time_s = 900;
+static unsigned int brute_table_size = 1024;
+static unsigned int brute_forget_time_s = 3600;
 
 /* Upper bounds that keep every product in range and values meaningful. */
 #define BRUTE_THRESHOLD_MS_MAX (30U * 24 * 3600 * 1000)
 #define BRUTE_FAULTS_MAX 1000000U
 #define BRUTE_EMA_DEN_MAX 1000U
+#define BRUTE_BAN_TIME_S_MAX (7U * 24 * 3600)
+#define BRUTE_TABLE_SIZE_MIN 16U
+#define BRUTE_TABLE_SIZE_MAX 65536U
+#define BRUTE_FORGET_TIME_S_MAX (30U * 24 * 3600)
 
 static DEFINE_MUTEX(brute_sysctl_mutex);
 
@@ -54,6 +63,9 @@ void brute_params_get(struct brute_params *params)
 	params->max_faults = READ_ONCE(brute_max_faults);
 	params->ema_num = READ_ONCE(brute_ema_num);
 	params->ema_den = READ_ONCE(brute_ema_den);
+	params->ban_time_s = READ_ONCE(brute_ban_time_s);
+	params->table_size = READ_ONCE(brute_table_size);
+	params->forget_time_s = READ_ONCE(brute_forget_time_s);
 	if (params->ema_num >= params->ema_den)
 		params->ema_num = params->ema_den - 1;
 	params->max_faults = max(params->max_faults, params->min_faults);
@@ -81,9 +93,18 @@ static void brute_bounds(const unsigned int *data, unsigned int *min,
 	} else if (data == &brute_ema_num) {
 		*min = 1;
 		*max = brute_ema_den - 1;
-	} else {
+	} else if (data == &brute_ema_den) {
 		*min = brute_ema_num + 1;
 		*max = BRUTE_EMA_DEN_MAX;
+	} else if (data == &brute_ban_time_s) {
+		*min = 0;
+		*max = BRUTE_BAN_TIME_S_MAX;
+	} else if (data == &brute_table_size) {
+		*min = BRUTE_TABLE_SIZE_MIN;
+		*max = BRUTE_TABLE_SIZE_MAX;
+	} else {
+		*min = 1;
+		*max = BRUTE_FORGET_TIME_S_MAX;
 	}
 }
 
@@ -135,7 +156,24 @@ static struct ctl_table brute_sysctl_table[] = {
 	BRUTE_SYSCTL("max_faults", brute_max_faults),
 	BRUTE_SYSCTL("ema_weight_numerator", brute_ema_num),
 	BRUTE_SYSCTL("ema_weight_denominator", brute_ema_den),
+	BRUTE_SYSCTL("ban_time_s", brute_ban_time_s),
+	BRUTE_SYSCTL("table_size", brute_table_size),
+	BRUTE_SYSCTL("forget_time_s", brute_forget_time_s),
 };
+
+/* brute.mode= on the kernel command line: boot in audit-only mode, say. */
+static int __init brute_mode_setup(char *str)
+{
+	unsigned int mode;
+
+	if (kstrtouint(str, 0, &mode) || mode > BRUTE_MODE_KILL) {
+		pr_err("ignoring brute.mode=%s: not 0, 1 or 2\n", str);
+		return 1;
+	}
+	brute_mode_value = mode;
+	return 1;
+}
+__setup("brute.mode=", brute_mode_setup);
 
 /**
  * brute_sysctl_init() - Register /proc/sys/kernel/brute/
