@@ -6,7 +6,7 @@
 . "$RIG/tap.sh"
 
 st=/selftests
-HIER=1710 BOUND=1711 CRASH=1712 ATTACK=1713 KILL=1714 CONF=1715
+HIER=1710 BOUND=1711 CRASH=1712 ATTACK=1713 KILL=1714 CONF=1715 BAN=1716 UNBAN=1717
 
 if [ ! -d /proc/sys/kernel/brute ]; then
 	not_ok "brute is enabled"
@@ -22,13 +22,15 @@ name_of() {
 	case $1 in
 	1710) echo BRUTE_HIERARCHY ;; 1711) echo BRUTE_BOUNDARY ;; 1712) echo BRUTE_CRASH ;;
 	1713) echo BRUTE_ATTACK ;; 1714) echo BRUTE_KILL ;; 1715) echo BRUTE_CONFIG ;;
+	1716) echo BRUTE_BAN ;; 1717) echo BRUTE_UNBAN ;;
 	esac
 }
 recs() { ausearch --raw -m "$1" 2>/dev/null | grep -E "^type=(UNKNOWN\[$1\]|$(name_of "$1")) "; }
 # Value of field $1 in the record on stdin (the kernel's part only).
 field() { sed -n "s/^\([^$(printf '\035')]*\) $1=\([^ $(printf '\035')]*\).*/\2/p" | head -n 1; }
 serial() { sed -n 's/.*msg=audit([0-9.]*:\([0-9]*\)).*/\1/p'; }
-count() { recs "$1" | grep -c "brute_hierarchy=$2 " ; }
+count() { recs "$1" | grep "brute_hierarchy=$2 " | grep -vc " killed=" ; }
+flush() { echo flush >/sys/kernel/security/brute/lift; }
 # Wait until the hierarchy's deallocated record is there.
 wait_dealloc() { wait_for 10 sh -c "ausearch --raw -m $HIER 2>/dev/null | grep -q 'brute_hierarchy=$1 status=deallocated'"; }
 
@@ -52,11 +54,12 @@ else
 			*type=UNKNOWN?1711?* | *type=BRUTE_BOUNDARY*) k=boundary:$(echo "$line" | field boundary) ;;
 			*type=UNKNOWN?1712?* | *type=BRUTE_CRASH*) k=crash:$(echo "$line" | field faults) ;;
 			*type=UNKNOWN?1713?* | *type=BRUTE_ATTACK*) k=attack ;;
+			*type=UNKNOWN?1714?*killed=* | *type=BRUTE_KILL*killed=*) k=killed:$(echo "$line" | field killed) ;;
 			*type=UNKNOWN?1714?* | *type=BRUTE_KILL*) k=kill ;;
 			esac
 			echo "$s $k"
 		done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
-	expect="allocated boundary:cred crash:1 crash:2 crash:3 crash:4 crash:5 attack kill kill deallocated "
+	expect="allocated boundary:cred crash:1 crash:2 crash:3 crash:4 crash:5 attack kill kill killed:2 deallocated "
 	if [ "$seq" = "$expect" ]; then
 		ok "record sequence: $seq"
 	else
@@ -90,7 +93,10 @@ else
 	fi
 fi
 
-# --- 2. An exec attack against a set-user-ID program.
+# --- 2. An exec attack against a set-user-ID program: charged per (user, target) from
+# each crashing hierarchy, the attacker (the exec parent, running as that user) killed
+# and the user banned from the target.
+flush
 runas 1000 $st/attacker exec 12 $st/crasher_suid segv >/dev/null 2>&1
 rc=$?
 h=$(recs $ATTACK | grep "attack=exec" | tail -n 1 | field brute_hierarchy)
@@ -98,13 +104,32 @@ if [ $rc -ne 137 ] || [ -z "$h" ]; then
 	not_ok "exec attack detected and attacker killed" "exit $rc, '$h'"
 else
 	ok "exec attack detected and attacker killed (hierarchy $h)"
-	n=$(recs $CRASH | grep "brute_hierarchy=$h " | grep -vc "origin=$h ")
+	n=$(recs $CRASH | grep "brute_hierarchy=$h " | grep -v "origin=$h " | grep -c "attacker_uid=1000 ")
 	kills=$(count $KILL "$h")
-	children=$(recs $CRASH | grep "brute_hierarchy=$h " | field origin)
 	if [ "$n" = 5 ] && [ "$kills" = 1 ]; then
-		ok "exec attack: 5 crashes charged from child hierarchies, 1 kill"
+		ok "exec attack: 5 crashes charged to (1000, target) from child hierarchies, 1 kill"
 	else
-		not_ok "exec attack: 5 crashes charged from child hierarchies, 1 kill" "crashes $n kills $kills"
+		not_ok "exec attack: 5 crashes charged to (1000, target) from child hierarchies, 1 kill" "crashes $n kills $kills"
+	fi
+	a=$(recs $ATTACK | grep "brute_hierarchy=$h " | tail -n 1)
+	ino=$(stat -c %i $st/crasher_suid)
+	if echo "$a" | grep -q "attack=exec attacker_uid=1000 target_dev=[0-9]*:[0-9]* target_ino=$ino speed=fast faults=5 .* mitigation=ban" &&
+		echo "$a" | grep -q ' uid=1000 .*exe="/selftests/crasher_suid"'; then
+		ok "exec attack record names the user and the target"
+	else
+		not_ok "exec attack record names the user and the target" "$a"
+	fi
+	b=$(recs $BAN | tail -n 1)
+	if echo "$b" | grep -q "attacker_uid=1000 target_dev=[0-9]*:[0-9]* target_ino=$ino target_name=\"crasher_suid\" ban_s=900 " &&
+		[ "$(echo "$b" | serial)" -gt "$(echo "$a" | serial)" ]; then
+		ok "ban record after the attack record"
+	else
+		not_ok "ban record after the attack record" "$b"
+	fi
+	if runas 1000 $st/crasher_suid true 2>/dev/null; then
+		not_ok "banned user cannot execute the target"
+	else
+		ok "banned user cannot execute the target"
 	fi
 	child=$(recs $CRASH | grep "brute_hierarchy=$h " | head -n 1 | field origin)
 	b=$(recs $BOUND | grep "brute_hierarchy=$child ")
@@ -124,9 +149,32 @@ else
 	else
 		not_ok "child hierarchy names its exec parent" "$a"
 	fi
+	echo all >/sys/kernel/security/brute/lift
+	u=$(recs $UNBAN | tail -n 1)
+	if echo "$u" | grep -q "attacker_uid=1000 .*target_ino=$ino target_name=\"crasher_suid\" reason=lifted denied=1 .* uid=0 " &&
+		runas 1000 $st/crasher_suid true; then
+		ok "lifted: unban record names who lifted it, the target runs again"
+	else
+		not_ok "lifted: unban record names who lifted it, the target runs again" "$u"
+	fi
+fi
+
+# --- 2b. A ban ends by itself: an UNBAN record with reason=expired and no subject.
+flush
+echo 2 >/proc/sys/kernel/brute/ban_time_s
+for i in 1 2 3 4 5; do runas 1001 $st/crasher_suid segv 2>/dev/null; done
+runas 1001 $st/crasher_suid true 2>/dev/null
+wait_for 10 sh -c "ausearch --raw -m $UNBAN 2>/dev/null | grep -q 'attacker_uid=1001 .*reason=expired'"
+u=$(recs $UNBAN | grep "attacker_uid=1001 " | tail -n 1)
+echo 900 >/proc/sys/kernel/brute/ban_time_s
+if echo "$u" | grep -q 'reason=expired denied=1$'; then
+	ok "expired: unban record with the refusals counted"
+else
+	not_ok "expired: unban record with the refusals counted" "$u"
 fi
 
 # --- 3. No boundary: crashes leave no brute record at all.
+flush
 before=$( (recs $CRASH; recs $ATTACK; recs $KILL) | wc -l)
 runas 1000 $st/attacker fork 12 >/dev/null 2>&1
 rc1=$?
@@ -207,5 +255,25 @@ if [ $rc = 137 ] && [ $src = 0 ] && [ $((after - before)) = 1 ] && [ "$(count $K
 	ok "crash storm: attack and both kill records present"
 else
 	not_ok "crash storm: attack and both kill records present" "exit $rc storm $src attacks +$((after - before)) kills $(count $KILL "$h")"
+fi
+
+# --- 8. A detected hierarchy of 1001 processes under a 64-record audit backlog: one
+# summary record and 16 per-process records, nothing lost.
+flush
+auditctl -b 64 >/dev/null
+lost0=$(auditctl -s | sed -n 's/^lost //p')
+$st/attacker -u 1000 -F 1000 fork 12 >/dev/null 2>&1
+rc=$?
+sleep 1
+lost1=$(auditctl -s | sed -n 's/^lost //p')
+auditctl -b 8192 >/dev/null
+h=$(recs $ATTACK | tail -n 1 | field brute_hierarchy)
+summary=$(recs $KILL | grep "brute_hierarchy=$h killed=")
+if [ $rc = 137 ] && echo "$summary" | grep -q "killed=1001 unreported=985" &&
+	[ "$(count $KILL "$h")" = 16 ] && [ "$lost0" = "$lost1" ]; then
+	ok "1001 processes killed: 16 kill records and a summary, none lost"
+else
+	not_ok "1001 processes killed: 16 kill records and a summary, none lost" \
+		"exit $rc, summary '$summary', records $(count $KILL "$h"), lost $lost0 -> $lost1"
 fi
 exit 0

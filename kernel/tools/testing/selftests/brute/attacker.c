@@ -15,6 +15,20 @@
  *   -n PATH        enter the network namespace at PATH first
  *   -d             double fork each attempt: the child forks the target
  *                  and exits at once, so the target is reparented
+ *   -r N           re-execute itself every N attempts (a new image, hence
+ *                  a new hierarchy) with the attempts left
+ *   -c UID         each child sets its real, effective and saved user ID to
+ *                  UID first, the parent keeps its own (a privilege
+ *                  separated daemon, or cron starting a user's job)
+ *   -o             children pause; for each, a helper running as the -c
+ *                  UID (default 1000) makes it the owner of a socket with
+ *                  F_SETOWN, picks SIGABRT with F_SETSIG and triggers it
+ *   -t             run the attempts in a second thread; the main thread
+ *                  exits with pthread_exit() at once
+ *   -P N           after N attempts print "paused" and wait for SIGUSR1
+ *   -R             with -l: do not read the connection; give it to the
+ *                  child as its standard input (inetd style)
+ *   -F N           first fork N children that sleep (a large hierarchy)
  *
  * Prints "done" and exits 0 if it made every attempt.
  */
@@ -22,7 +36,9 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,17 +87,154 @@ static int serve(const char *spec)
 	return fd;
 }
 
+static int n, listener = -1, reexec_every, pause_after = -1;
+static int user_kill, double_fork, owner_signal, give_conn;
+static uid_t child_uid = (uid_t)-1;
+static char **prog, **self_argv;
+static int count_index, do_exec;
+static volatile sig_atomic_t resumed;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
+/* As the -c user, make @pid the owner of a socket and have it signalled. */
+static void owner_abort(pid_t pid)
+{
+	uid_t uid = child_uid == (uid_t)-1 ? 1000 : child_uid;
+	pid_t helper = fork();
+	int sv[2];
+
+	if (helper < 0)
+		die("fork");
+	if (helper) {
+		waitpid(helper, NULL, 0);
+		return;
+	}
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		die("setresuid");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
+	    fcntl(sv[0], F_SETOWN, pid) || fcntl(sv[0], F_SETSIG, SIGABRT) ||
+	    fcntl(sv[0], F_SETFL, O_ASYNC))
+		die("F_SETOWN/F_SETSIG");
+	if (write(sv[1], "x", 1) != 1)
+		die("write");
+	_exit(0);
+}
+
+static void *attempts(void *arg)
+{
+	int i;
+
+	(void)arg;
+
+	for (i = 0; i < n; i++) {
+		int conn = -1, status;
+		pid_t pid;
+
+		if (i == pause_after) {
+			printf("paused\n");
+			while (!resumed)
+				usleep(10000);
+		}
+		if (reexec_every && i && i % reexec_every == 0) {
+			char left[16];
+
+			snprintf(left, sizeof(left), "%d", n - i);
+			self_argv[count_index] = left;
+			execv("/proc/self/exe", self_argv);
+			die("re-execv");
+		}
+		if (listener >= 0) {
+			char byte;
+
+			conn = accept(listener, NULL, NULL);
+			if (conn < 0)
+				die("accept");
+			if (!give_conn && read(conn, &byte, 1) < 0)
+				die("read");
+		}
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			if (double_fork) {
+				pid_t target = fork();
+
+				if (target < 0)
+					die("fork");
+				if (target)
+					_exit(0);
+			}
+			if (child_uid != (uid_t)-1 &&
+			    (setresgid(child_uid, child_uid, child_uid) ||
+			     setresuid(child_uid, child_uid, child_uid)))
+				die("setresuid");
+			if (give_conn && conn >= 0 && dup2(conn, STDIN_FILENO) < 0)
+				die("dup2");
+			if (do_exec) {
+				execv(prog[0], prog);
+				die("execv");
+			}
+			if (user_kill || owner_signal) {
+				for (;;)
+					pause();
+			}
+			fault();
+			_exit(3);
+		}
+		if (user_kill) {
+			usleep(20000);
+			kill(pid, SIGSEGV);
+		}
+		if (owner_signal) {
+			usleep(20000);
+			owner_abort(pid);
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			die("waitpid");
+		if (double_fork)
+			usleep(100000); /* Let the orphaned target crash. */
+		if (conn >= 0)
+			close(conn);
+	}
+	printf("done\n");
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
-	int opt, n, i, listener = -1;
-	int user_kill = 0, sibling = 0, double_fork = 0;
+	int opt, sibling = 0, threaded = 0, farm = 0;
 	const char *listen_spec = NULL;
-	char **prog = NULL;
-	int do_exec;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+ku:sl:n:d")) != -1) {
+	self_argv = argv;
+	signal(SIGUSR1, on_usr1);
+	while ((opt = getopt(argc, argv, "+ku:sl:n:dr:c:otP:RF:")) != -1) {
 		switch (opt) {
+		case 'r':
+			reexec_every = atoi(optarg);
+			break;
+		case 'c':
+			child_uid = strtoul(optarg, NULL, 10);
+			break;
+		case 'o':
+			owner_signal = 1;
+			break;
+		case 't':
+			threaded = 1;
+			break;
+		case 'P':
+			pause_after = atoi(optarg);
+			break;
+		case 'R':
+			give_conn = 1;
+			break;
+		case 'F':
+			farm = atoi(optarg);
+			break;
 		case 'k':
 			user_kill = 1;
 			break;
@@ -116,6 +269,7 @@ int main(int argc, char **argv)
 	if (argc - optind < 2)
 		return 2;
 	do_exec = !strcmp(argv[optind], "exec");
+	count_index = optind + 1;
 	n = atoi(argv[optind + 1]);
 	if (do_exec) {
 		if (argc - optind < 3)
@@ -139,56 +293,26 @@ int main(int argc, char **argv)
 		}
 		printf("sibling %d\n", pid);
 	}
-	if (listen_spec)
-		listener = serve(listen_spec);
+	while (farm-- > 0) {
+		pid_t pid = fork();
 
-	for (i = 0; i < n; i++) {
-		int conn = -1, status;
-		pid_t pid;
-
-		if (listener >= 0) {
-			char byte;
-
-			conn = accept(listener, NULL, NULL);
-			if (conn < 0)
-				die("accept");
-			if (read(conn, &byte, 1) < 0)
-				die("read");
-		}
-		pid = fork();
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			if (double_fork) {
-				pid_t target = fork();
-
-				if (target < 0)
-					die("fork");
-				if (target)
-					_exit(0);
-			}
-			if (do_exec) {
-				execv(prog[0], prog);
-				die("execv");
-			}
-			if (user_kill) {
-				for (;;)
-					pause();
-			}
-			fault();
-			_exit(3);
+			for (;;)
+				pause();
 		}
-		if (user_kill) {
-			usleep(20000);
-			kill(pid, SIGSEGV);
-		}
-		if (waitpid(pid, &status, 0) < 0)
-			die("waitpid");
-		if (double_fork)
-			usleep(100000); /* Let the orphaned target crash. */
-		if (conn >= 0)
-			close(conn);
 	}
-	printf("done\n");
+	if (listen_spec)
+		listener = serve(listen_spec);
+
+	if (threaded) {
+		pthread_t thread;
+
+		if (pthread_create(&thread, NULL, attempts, NULL))
+			die("pthread_create");
+		pthread_exit(NULL);
+	}
+	attempts(NULL);
 	return 0;
 }

@@ -18,8 +18,8 @@ fi
 # The crashes are the point: do not log each one on the console.
 echo 0 >/proc/sys/debug/exception-trace 2>/dev/null
 
-# Set-user-ID root copies of the target and of the attacker.
-for prog in crasher attacker; do
+# Set-user-ID root copies of the target, the attacker and the wrapper.
+for prog in crasher attacker wrapper; do
 	cp "$dir/$prog" "$dir/${prog}_suid" && chown 0:0 "$dir/${prog}_suid" &&
 		chmod 4755 "$dir/${prog}_suid" || exit 1
 done
