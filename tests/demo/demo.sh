@@ -11,12 +11,17 @@
 #                              one summary line (DEMO-RESULT ...) on stdout.  HINT_BYTES: give
 #                              the client that many canary bytes, read from the server's memory
 #                              (the shortened run of the check)
+#   demo_exec_attack N         a local user (uid 1001) runs the set-user-ID brute-demo-suid N
+#                              times with an input that smashes its canary; one summary line
+#                              (DEMO-EXEC crashes=.. refused=.. ...) on stdout
 #   demo_operator              what an operator sees: ausearch, journalctl, the SIEM's file
 #   demo_teardown              stop and remove all of it, mode back to 2
 DEMO=${DEMO:-/data/demo}
 DEMO_OUT=${DEMO_OUT:-/tmp/brute-demo}
 DEMO_UNIT=brute-demo-server.service
 DEMO_SERVER=/usr/local/sbin/brute-demo-server
+DEMO_SUID=/usr/local/bin/brute-demo-suid
+DEMO_ATTACKER=1001
 DEMO_SRV_IP=10.66.0.1
 DEMO_CLI_IP=10.66.0.2
 DEMO_PORT=7777
@@ -57,7 +62,7 @@ demo_setup() {
 	siem_protocol = tcp
 	siem_host = 127.0.0.1
 	siem_port = 6514
-	siem_kinds = attack,kill,closed
+	siem_kinds = attack,kill,closed,ban,unban
 	CONF
 	chmod 644 /etc/brute/reportd.conf
 	# rsyslog needs a restart for a new input; brute-reportd re-reads its configuration on
@@ -101,6 +106,8 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 	rm -f /run/brute-demo/pwned
 	demo_log "mode $mode: starting the service"
 	echo "$mode" >/proc/sys/kernel/brute/mode
+	# No ban from an earlier run: every run starts with an empty (user, target) table.
+	echo flush >/sys/kernel/security/brute/lift
 	# A fresh service for each run: new process, new canary, restart count 0.
 	systemctl stop $DEMO_UNIT 2>/dev/null
 	systemctl start $DEMO_UNIT || return 1
@@ -146,6 +153,29 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 		"wall=$(echo "$end - $start" | awk '{ printf "%.1f", $1 - $3 }')"
 }
 
+demo_exec_attack() { # N
+	install -o root -g root -m 4755 "$DEMO/brute-demo-suid" "$DEMO_SUID" || return 1
+	echo "$(demo_now)" >"$DEMO_OUT/since-exec"
+	demo_log "exec attack: uid $DEMO_ATTACKER runs $DEMO_SUID $1 times"
+	crashes=0 refused=0 other=0 i=0
+	: >"$DEMO_OUT/exec-attack.log"
+	while [ $i -lt "$1" ]; do
+		i=$((i + 1))
+		head -c 200 /dev/zero | tr '\0' A | runas $DEMO_ATTACKER "$DEMO_SUID" >/dev/null 2>"$DEMO_OUT/exec.err"
+		rc=$?
+		case $rc in
+		134) crashes=$((crashes + 1)) r="crashed (SIGABRT: stack smashing detected)" ;;
+		127) if grep -q 'Operation not permitted' "$DEMO_OUT/exec.err"; then
+			refused=$((refused + 1)) r="refused: $(cat "$DEMO_OUT/exec.err")"
+		     else other=$((other + 1)) r="exit $rc: $(cat "$DEMO_OUT/exec.err")"; fi ;;
+		*) other=$((other + 1)) r="exit $rc" ;;
+		esac
+		echo "attempt $i: $r" >>"$DEMO_OUT/exec-attack.log"
+	done
+	sleep 1 # the last records reach auditd
+	echo "DEMO-EXEC crashes=$crashes refused=$refused other=$other attempts=$1"
+}
+
 demo_operator() {
 	since=$(cat "$DEMO_OUT/since-2")
 	ausearch -m 1713,1714 -ts $since --raw 2>/dev/null | demo_kernel_part |
@@ -171,12 +201,29 @@ demo_operator() {
 	wait_for 10 grep -q "\"$h\"" "$SIEM_LOG"
 	grep "\"$h\"" "$SIEM_LOG"
 	echo "($(wc -l <"$SIEM_LOG") messages received in all)"
+	[ -f "$DEMO_OUT/since-exec" ] || return 0
+	since=$(cat "$DEMO_OUT/since-exec")
+	echo
+	echo "=== The exec attack on $DEMO_SUID: ausearch -m 1713,1716 -ts $since -i"
+	ausearch -m 1713,1716 -ts $since -i 2>/dev/null | grep -v '^----' | demo_short
+	echo
+	echo "=== The ban: brutectl list --bans"
+	brutectl list --bans 2>&1 || cat /sys/kernel/security/brute/targets
+	echo
+	echo "=== The journal: journalctl -u brute-reportd   (the ban)"
+	journalctl -u brute-reportd.service -o short-precise --no-pager -q 2>/dev/null |
+		grep -i 'ban' | tail -n 3
+	echo
+	echo "=== The SIEM: the ban alert"
+	wait_for 10 grep -qi 'ban' "$SIEM_LOG"
+	grep -i 'ban' "$SIEM_LOG" | tail -n 2
 }
 
 demo_teardown() {
 	demo_log "teardown"
 	systemctl stop $DEMO_UNIT 2>/dev/null
-	rm -f /run/systemd/system/$DEMO_UNIT "$DEMO_SERVER" /etc/rsyslog.d/60-brute-siem.conf
+	rm -f /run/systemd/system/$DEMO_UNIT "$DEMO_SERVER" "$DEMO_SUID" /etc/rsyslog.d/60-brute-siem.conf
+	echo flush >/sys/kernel/security/brute/lift
 	[ -f "$DEMO_OUT/reportd.conf.orig" ] &&
 		cp -p "$DEMO_OUT/reportd.conf.orig" /etc/brute/reportd.conf
 	systemctl --no-block restart rsyslog.service

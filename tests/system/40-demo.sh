@@ -88,6 +88,34 @@ else
 		"$(tail -n 3 "$SIEM_LOG" 2>&1)" "$(journalctl -u brute-reportd -o cat --no-pager | tail -n 3)"
 fi
 
+# --- An exec attack: a local user runs a set-user-ID program again and again with an input
+# that smashes its canary; after min_faults (5) crashes the user is banned from it.
+rx=$(demo_exec_attack 12)
+[ -n "$full" ] && { echo "=== An exec attack by uid 1001 on the set-user-ID $DEMO_SUID"; cat "$DEMO_OUT/exec-attack.log"; } | show
+diag "$rx"
+if [ "$(echo "$rx" | demo_field crashes)" = 5 ] && [ "$(echo "$rx" | demo_field refused)" = 7 ]; then
+	ok "exec attack on a set-user-ID program: 5 crashes, then execve() refused (banned)"
+else
+	not_ok "exec attack on a set-user-ID program: 5 crashes, then execve() refused (banned)" \
+		"$(cat "$DEMO_OUT/exec-attack.log")"
+fi
+ban=$(ausearch -m 1716 --raw 2>/dev/null | grep "attacker_uid=$DEMO_ATTACKER .*target_name=\"brute-demo-suid\"")
+if [ -n "$ban" ]; then
+	ok "BRUTE_BAN record for uid $DEMO_ATTACKER on brute-demo-suid"
+else
+	not_ok "BRUTE_BAN record for uid $DEMO_ATTACKER on brute-demo-suid" "$(ausearch -m 1713,1716 --raw 2>&1 | tail -n 3)"
+fi
+if wait_for 10 sh -c "journalctl -u brute-reportd -o cat --no-pager | grep -i 'ban' | grep -q 'brute-demo-suid'"; then
+	ok "the journal has brute-reportd's ban entry"
+else
+	not_ok "the journal has brute-reportd's ban entry" "$(journalctl -u brute-reportd -o cat --no-pager | tail -n 3)"
+fi
+if wait_for 10 grep -q 'brute-demo-suid' "$SIEM_LOG"; then
+	ok "the SIEM received the ban alert"
+else
+	not_ok "the SIEM received the ban alert" "$(tail -n 3 "$SIEM_LOG" 2>&1)"
+fi
+
 if [ -n "$full" ]; then
 	demo_log "the operator's view"
 	{ echo "$r0"; echo "$r2"; } | show
