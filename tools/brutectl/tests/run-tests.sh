@@ -25,7 +25,7 @@ not_ok() {
 root=$tmp/root
 sec=$root/sys/kernel/security
 sysctl=$root/proc/sys/kernel/brute
-export BRUTE_SYSFS_ROOT=$root
+export BRUTE_SYSFS_ROOT="$root"
 
 fresh_tree() {
 	rm -rf "$root"
@@ -63,8 +63,7 @@ expect() {
 	fi
 }
 
-# A passwd-independent unused uid (getpwuid fails) and the name of uid 0.
-nouid=3999999999
+# The name of uid 0 (the golden table expects root; uids 3999999998/9 have no name).
 rootname=$(getent passwd 0 | cut -d: -f1)
 
 # One well-formed table: escaped names (space, tab, newline, backslash, '=', ESC), raw
