@@ -15,10 +15,13 @@ fi
 if [ ! -e /proc/sys/kernel/brute/ban_time_s ]; then
 	# A kernel before the v2 interface (no bans, no table): only status can be checked.
 	out=$(brutectl status 2>&1)
-	if echo "$out" | grep -q '^  ban_time_s  *absent$'; then
-		ok "status on a pre-v2 kernel: ban_time_s absent"
+	if echo "$out" | grep -q '^brute: *active (lsm: .*brute' &&
+		echo "$out" | grep -q '^audit: *enabled, auditd pid [1-9]' &&
+		echo "$out" | grep -q '^  mode  *[0-2] ' &&
+		echo "$out" | grep -q '^  ban_time_s  *absent$'; then
+		ok "status on a pre-v2 kernel: active, audit enabled, ban_time_s absent"
 	else
-		not_ok "status on a pre-v2 kernel: ban_time_s absent" "$out"
+		not_ok "status on a pre-v2 kernel: active, audit enabled, ban_time_s absent" "$out"
 	fi
 	skip "brutectl list/lift against the kernel" "this kernel has no ban_time_s (pre-v2)"
 	exit 0
