@@ -535,7 +535,7 @@ static void list_json(const struct entry *v, size_t n, bool bans)
 static int list_table(const struct entry *v, size_t n, bool bans)
 {
 	char *cells = NULL;
-	size_t rows = 0, width[N_COLS], cell = 32;
+	size_t rows = 0, width[N_COLS], cell = 64;
 	const struct entry **row_entry = NULL;
 
 	cells = calloc(n ? n : 1, N_COLS * cell);
