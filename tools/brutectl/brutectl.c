@@ -82,6 +82,8 @@ struct entry {
 	uint32_t uid;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino, faults, ema_ms, idle_ms, ban_left_s, denied;
+	bool has_attacks;  /* optional field: attacks detected on the entry */
+	uint64_t attacks;
 	char *name;      /* decoded (may hold any byte but NUL) */
 	size_t name_len;
 	char *name_raw;  /* as the kernel wrote it (escaped) */
@@ -181,16 +183,19 @@ bad:
 }
 
 enum field {
-	F_UID, F_DEV, F_INO, F_FAULTS, F_EMA, F_IDLE, F_BAN, F_DENIED, F_NAME, N_FIELDS
+	F_UID, F_DEV, F_INO, F_FAULTS, F_EMA, F_IDLE, F_BAN, F_DENIED, F_NAME,
+	F_ATTACKS, /* the optional ones from here */
+	N_FIELDS
 };
+#define N_REQUIRED F_ATTACKS
 static const char *const field_names[N_FIELDS] = {
 	"attacker_uid", "target_dev", "target_ino", "faults", "ema_ms", "idle_ms",
-	"ban_left_s", "denied", "target_name",
+	"ban_left_s", "denied", "target_name", "attacks",
 };
 
 /*
  * One line of the targets file (without its newline) into *e. Unknown keys are ignored
- * (fields a newer kernel may add); every known key must appear exactly once.
+ * (fields a newer kernel may add); every required key must appear, no known key twice.
  * Returns false, with why in why_buf and nothing left allocated, if it is malformed.
  */
 static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_size)
@@ -254,6 +259,11 @@ static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_si
 			if (!parse_u64(val, UINT64_MAX, &e->denied))
 				goto badval;
 			break;
+		case F_ATTACKS:
+			if (!parse_u64(val, UINT64_MAX, &e->attacks))
+				goto badval;
+			e->has_attacks = true;
+			break;
 		case F_NAME:
 			e->name = decode_name(val, &e->name_len, &why);
 			if (!e->name) {
@@ -272,7 +282,7 @@ badval:
 		snprintf(why_buf, why_size, "bad value for %s: '%.40s'", tok, val);
 		goto bad;
 	}
-	for (int f = 0; f < N_FIELDS; f++) {
+	for (int f = 0; f < N_REQUIRED; f++) {
 		if (!seen[f]) {
 			snprintf(why_buf, why_size, "missing field %s", field_names[f]);
 			goto bad;
@@ -524,6 +534,8 @@ static void list_json(const struct entry *v, size_t n, bool bans)
 		put_json_str(stdout, e->name, e->name_len);
 		printf(",\"target_name_raw\":");
 		put_json_str(stdout, e->name_raw, strlen(e->name_raw));
+		if (e->has_attacks)
+			printf(",\"attacks\":%" PRIu64, e->attacks);
 		printf(",\"faults\":%" PRIu64 ",\"ema_ms\":%" PRIu64 ",\"idle_ms\":%" PRIu64
 		       ",\"banned\":%s,\"ban_left_s\":%" PRIu64 ",\"denied\":%" PRIu64 "}",
 		       e->faults, e->ema_ms, e->idle_ms, e->ban_left_s ? "true" : "false",

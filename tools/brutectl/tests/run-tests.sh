@@ -67,12 +67,13 @@ expect() {
 rootname=$(getent passwd 0 | cut -d: -f1)
 
 # One well-formed table: escaped names (space, tab, newline, backslash, '=', ESC), raw
-# UTF-8, an unknown field a newer kernel may add, a uid without a passwd entry.
+# UTF-8, an unknown field a newer kernel may add, the optional field attacks, a uid
+# without a passwd entry.
 write_targets() {
 	cat >"$sec/brute/targets" <<'EOF'
 attacker_uid=3999999998 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=crasher_suid
-attacker_uid=0 target_dev=8:1 target_ino=99 faults=1 ema_ms=30000 idle_ms=61000 ban_left_s=0 denied=0 target_name=my\040prog\011x
-attacker_uid=3999999999 target_dev=259:65536 target_ino=18446744073709551615 faults=200 ema_ms=0 idle_ms=4000000 ban_left_s=604800 denied=17 future_field=abc target_name=a\134b\075c\012d\033[31m
+attacker_uid=0 target_dev=8:1 target_ino=99 faults=1 attacks=0 ema_ms=30000 idle_ms=61000 ban_left_s=0 denied=0 target_name=my\040prog\011x
+attacker_uid=3999999999 target_dev=259:65536 target_ino=18446744073709551615 faults=200 attacks=3 ema_ms=0 idle_ms=4000000 ban_left_s=604800 denied=17 future_field=abc target_name=a\134b\075c\012d\033[31m
 attacker_uid=3999999998 target_dev=0:21 target_ino=77 faults=3 ema_ms=999 idle_ms=90061000 ban_left_s=0 denied=0 target_name=ünï
 EOF
 }
@@ -150,6 +151,7 @@ assert d[1]["user"] == sys.argv[1] and d[1]["banned"] is False
 assert d[2]["user"] is None and d[2]["target_ino"] == 18446744073709551615
 assert d[2]["target_name"] == "a\\b=c\nd\x1b[31m", repr(d[2]["target_name"])
 assert d[3]["target_name"] == "\u00fcn\u00ef"
+assert "attacks" not in d[0] and d[1]["attacks"] == 0 and d[2]["attacks"] == 3
 ' "$rootname" 2>"$tmp/py"; then
 		ok "list --json: every field, names decoded"
 	else
@@ -209,6 +211,8 @@ bad value for target_dev: ':21'|attacker_uid=1 target_dev=:21 target_ino=1 fault
 bad value for target_dev: '0:'|attacker_uid=1 target_dev=0: target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
 bad value for ban_left_s: '+3'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=+3 denied=2 target_name=x
 duplicate field faults|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 faults=6 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+duplicate field attacks|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=1 attacks=1 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+bad value for attacks: 'x'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=x ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 expected key=value, got 'junk'|attacker_uid=1 junk target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 expected key=value, got '=5'|attacker_uid=1 =5 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\9bc
