@@ -74,6 +74,7 @@ entry() {
 }
 out=$(brutectl list --bans 2>&1)
 rc=$?
+printf '%s\n' "$out" | sed 's/^/# brutectl list --bans| /'
 if [ $rc = 0 ] && row | grep -qE ' BANNED [0-9]+m[0-9]+s '; then
 	ok "list --bans: uid 1000 (brute) banned on crasher_suid ($devmm $ino)"
 else
