@@ -9,7 +9,8 @@
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
 # BRUTE_RIG_INJECT (fail|hang|timeout|panic: rig self-tests), BRUTE_LAYERS
-# (rig,daemon,fast,system), DESTDIR, PREFIX (passed to the daemon's install when set).
+# (rig,daemon,tools,fast,system), DESTDIR, PREFIX (passed to the daemon's and brutectl's
+# install when set).
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -68,10 +69,12 @@ shell-system: deps
 demo: deps
 	@$(PYTHON) tests/demo/run-demo.py
 
-# The daemon's own install brings its binary, units, plugin and configuration.
+# The daemon's own install brings its binary, units, plugin and configuration;
+# brutectl's its binary and man page.
 install: deps
 	@if [ -f daemon/Makefile ]; then \
 		$(MAKE) -C daemon install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)"); fi
+	@$(MAKE) -C tools/brutectl install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)")
 	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
 		install -D -m 640 "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}"; done
 
@@ -79,4 +82,5 @@ install: deps
 # tree in the same cache belongs to scripts/kernel.sh and stays.
 clean:
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi
+	@$(MAKE) -C tools/brutectl clean
 	rm -rf "$(CACHE)/rig"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the static programs the guests run:
-#   $cache/rig/bin/        rig helpers (runas) and rig test programs (tests/fast/src/*.c)
+#   $cache/rig/bin/        rig helpers (runas), rig test programs (tests/fast/src/*.c) and
+#                          brutectl (tools/brutectl, static; built in $cache/rig/brutectl/)
 #   $cache/rig/selftests/  kernel/tools/testing/selftests/brute, if the lead has written it
 # Prints nothing on success; the initramfs script picks both directories up.
 set -euo pipefail
@@ -15,6 +16,14 @@ for src in "$top"/tests/rig/src/*.c "$top"/tests/fast/src/*.c; do
 		gcc -static -O2 -Wall -Werror -o "$out" "$src"
 	fi
 done
+# (ld warns that getpwuid/getpwnam in a static binary need glibc's NSS modules at run time:
+# the guest's nsswitch.conf says "files", which static glibc has built in.)
+if ! make -s -C "$top/tools/brutectl" B="$rig/brutectl" LDFLAGS=-static \
+	"$rig/brutectl/normal/brutectl" 2>"$rig/brutectl.log"; then
+	cat "$rig/brutectl.log" >&2
+	die "building tools/brutectl failed"
+fi
+cp "$rig/brutectl/normal/brutectl" "$bin/brutectl"
 
 # The selftest Makefile includes ../lib.mk and its tests ../kselftest_harness.h, as in the
 # kernel tree: build it in a shadow tools/testing/selftests/ whose top-level files are links to

@@ -4,13 +4,14 @@
 Layers, in order; a layer that cannot run counts as one failure and the others still run:
   rig          host unit tests of the rig's own parsers (tests/rig/test_guest.py)
   daemon       make -C daemon check (if daemon/Makefile exists): its 'N passed, N failed' line
+  tools        make -C tools/brutectl check: brutectl's host tests, same summary line
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest
   system-guest tests/system/*.sh in the Debian + systemd guest
 
 Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
-BRUTE_LAYERS=rig,daemon,fast,system selects layers (default: all).
+BRUTE_LAYERS=rig,daemon,tools,fast,system selects layers (default: all).
 """
 import os
 import re
@@ -48,12 +49,12 @@ def run_rig_unit():
                               len(result.skipped)))
 
 
-def run_daemon():
-    """make -C daemon check, streamed; its last summary line gives the counts."""
-    if not (guest.TOP / "daemon" / "Makefile").exists():
-        print("daemon: no daemon/Makefile yet, skipped", flush=True)
+def run_make_check(name, subdir):
+    """make -C SUBDIR check, streamed; its last summary line gives the layer's counts."""
+    if not (guest.TOP / subdir / "Makefile").exists():
+        print(f"{name}: no {subdir}/Makefile yet, skipped", flush=True)
         return
-    proc = subprocess.Popen(["make", "-C", str(guest.TOP / "daemon"), "check"],
+    proc = subprocess.Popen(["make", "-C", str(guest.TOP / subdir), "check"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace")
     found, check_fw = None, None
@@ -71,21 +72,23 @@ def run_daemon():
     rc = proc.wait()
     counts = found or check_fw
     if counts is None:
-        print(f"daemon: *** no 'N passed, N failed' line from make -C daemon check (exit {rc})")
+        print(f"{name}: *** no 'N passed, N failed' line from make -C {subdir} check (exit {rc})")
         counts = guest.Counts(0, 1)
     elif rc != 0 and counts.failed == 0:
-        print(f"daemon: *** make -C daemon check exited {rc}")
+        print(f"{name}: *** make -C {subdir} check exited {rc}")
         counts.failed = 1
-    layer("daemon", counts)
+    layer(name, counts)
 
 
 def main():
-    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,fast,system").split(",")
+    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,fast,system").split(",")
     start = time.monotonic()
     if "rig" in selected:
         run_rig_unit()
     if "daemon" in selected:
-        run_daemon()
+        run_make_check("daemon", "daemon")
+    if "tools" in selected:
+        run_make_check("tools", "tools/brutectl")
 
     kernel = None
     if "fast" in selected or "system" in selected:

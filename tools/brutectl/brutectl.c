@@ -1,0 +1,1018 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * brutectl: list and lift Brute's (uid, target) bans and counters, show its tunables.
+ *
+ * Kernel interface (kernel/Documentation/admin-guide/LSM/Brute.rst):
+ *   /sys/kernel/security/brute/targets  one line per (uid, target) entry, key=value
+ *   /sys/kernel/security/brute/lift     write "UID MAJ:MIN INO" or "all"
+ *   /sys/kernel/security/lsm            the active LSMs
+ *   /proc/sys/kernel/brute/NAME         the tunables
+ * BRUTE_SYSFS_ROOT (default empty) is prefixed to every /sys and /proc path (tests).
+ *
+ * Exit status: 0 success, 1 the operation failed, 2 usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#ifndef VERSION
+#define VERSION "unknown"
+#endif
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+static const char *prog = "brutectl";
+
+#define TARGETS_PATH "/sys/kernel/security/brute/targets"
+#define LIFT_PATH "/sys/kernel/security/brute/lift"
+#define LSM_PATH "/sys/kernel/security/lsm"
+#define SYSCTL_DIR "/proc/sys/kernel/brute"
+
+static const char *const tunables[] = {
+	"mode", "crash_period_threshold_ms", "min_faults", "max_faults",
+	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s", "table_size",
+	"forget_time_s",
+};
+#define N_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
+
+__attribute__((format(printf, 1, 2)))
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* BRUTE_SYSFS_ROOT + path, malloc'd. */
+static char *sys_path(const char *path)
+{
+	const char *root = getenv("BRUTE_SYSFS_ROOT");
+	char *out;
+
+	if (asprintf(&out, "%s%s", root ? root : "", path) < 0) {
+		err("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return out;
+}
+
+/* ---- parsing of the targets file ------------------------------------------------------- */
+
+struct entry {
+	uint32_t uid;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, faults, ema_ms, idle_ms, ban_left_s, denied;
+	bool has_attacks;  /* optional field: attacks detected on the entry */
+	uint64_t attacks;
+	char *name;      /* decoded (may hold any byte but NUL) */
+	size_t name_len;
+	char *name_raw;  /* as the kernel wrote it (escaped) */
+};
+
+/* Strict unsigned decimal: digits only, no sign, no overflow beyond max. */
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, UINT32_MAX, &v))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* "MAJ:MIN", both decimal. */
+static bool parse_dev(const char *s, uint32_t *maj, uint32_t *min)
+{
+	const char *colon = strchr(s, ':');
+	char buf[16];
+	size_t n;
+
+	if (!colon)
+		return false;
+	n = (size_t)(colon - s);
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return parse_u32(buf, maj) && parse_u32(colon + 1, min);
+}
+
+/*
+ * Decode the kernel's escaping of target_name: \ooo (three octal digits) for space, tab,
+ * newline, backslash, '=' and non-printables. A backslash not starting \ooo, an escaped NUL
+ * or a raw control character is an error. Returns a malloc'd string, its length in *len.
+ */
+static char *decode_name(const char *s, size_t *len, const char **why)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out) {
+		*why = "out of memory";
+		return NULL;
+	}
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\') {
+			if (s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' ||
+			    s[3] < '0' || s[3] > '7') {
+				*why = "bad escape in target_name (expected \\ooo)";
+				goto bad;
+			}
+			c = (unsigned char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			if (c == 0) {
+				*why = "NUL byte in target_name";
+				goto bad;
+			}
+			*o++ = (char)c;
+			s += 4;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			*why = "unescaped control character in target_name";
+			goto bad;
+		}
+		*o++ = (char)c;
+		s++;
+	}
+	*o = '\0';
+	*len = (size_t)(o - out);
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+enum field {
+	F_UID, F_DEV, F_INO, F_FAULTS, F_EMA, F_IDLE, F_BAN, F_DENIED, F_NAME,
+	F_ATTACKS, /* the optional ones from here */
+	N_FIELDS
+};
+#define N_REQUIRED F_ATTACKS
+static const char *const field_names[N_FIELDS] = {
+	"attacker_uid", "target_dev", "target_ino", "faults", "ema_ms", "idle_ms",
+	"ban_left_s", "denied", "target_name", "attacks",
+};
+
+/*
+ * One line of the targets file (without its newline) into *e. Unknown keys are ignored
+ * (fields a newer kernel may add); every required key must appear, no known key twice.
+ * Returns false, with why in why_buf and nothing left allocated, if it is malformed.
+ */
+static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_size)
+{
+	bool seen[N_FIELDS] = { false };
+	char *tok, *save = NULL;
+	const char *why = NULL;
+
+	memset(e, 0, sizeof(*e));
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *val;
+		int f;
+
+		if (!eq || eq == tok) {
+			snprintf(why_buf, why_size, "expected key=value, got '%.40s'", tok);
+			goto bad;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		for (f = 0; f < N_FIELDS; f++)
+			if (!strcmp(tok, field_names[f]))
+				break;
+		if (f == N_FIELDS)
+			continue;
+		if (seen[f]) {
+			snprintf(why_buf, why_size, "duplicate field %s", tok);
+			goto bad;
+		}
+		seen[f] = true;
+		switch (f) {
+		case F_UID:
+			if (!parse_u32(val, &e->uid))
+				goto badval;
+			break;
+		case F_DEV:
+			if (!parse_dev(val, &e->dev_major, &e->dev_minor))
+				goto badval;
+			break;
+		case F_INO:
+			if (!parse_u64(val, UINT64_MAX, &e->ino))
+				goto badval;
+			break;
+		case F_FAULTS:
+			if (!parse_u64(val, UINT64_MAX, &e->faults))
+				goto badval;
+			break;
+		case F_EMA:
+			if (!parse_u64(val, UINT64_MAX, &e->ema_ms))
+				goto badval;
+			break;
+		case F_IDLE:
+			if (!parse_u64(val, UINT64_MAX, &e->idle_ms))
+				goto badval;
+			break;
+		case F_BAN:
+			if (!parse_u64(val, UINT64_MAX, &e->ban_left_s))
+				goto badval;
+			break;
+		case F_DENIED:
+			if (!parse_u64(val, UINT64_MAX, &e->denied))
+				goto badval;
+			break;
+		case F_ATTACKS:
+			if (!parse_u64(val, UINT64_MAX, &e->attacks))
+				goto badval;
+			e->has_attacks = true;
+			break;
+		case F_NAME:
+			e->name = decode_name(val, &e->name_len, &why);
+			if (!e->name) {
+				snprintf(why_buf, why_size, "%s", why);
+				goto bad;
+			}
+			e->name_raw = strdup(val);
+			if (!e->name_raw) {
+				snprintf(why_buf, why_size, "out of memory");
+				goto bad;
+			}
+			break;
+		}
+		continue;
+badval:
+		snprintf(why_buf, why_size, "bad value for %s: '%.40s'", tok, val);
+		goto bad;
+	}
+	for (int f = 0; f < N_REQUIRED; f++) {
+		if (!seen[f]) {
+			snprintf(why_buf, why_size, "missing field %s", field_names[f]);
+			goto bad;
+		}
+	}
+	return true;
+bad:
+	free(e->name);
+	free(e->name_raw);
+	e->name = e->name_raw = NULL;
+	return false;
+}
+
+static void free_entries(struct entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].name_raw);
+	}
+	free(v);
+}
+
+/* Why the securityfs directory may be missing, for error messages. */
+static const char *brute_absent_hint(void)
+{
+	char *path = sys_path(LSM_PATH), buf[512];
+	FILE *f = fopen(path, "r");
+	const char *hint;
+
+	free(path);
+	if (!f)
+		return "is securityfs mounted on /sys/kernel/security?";
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	hint = "Brute is not active on this kernel (not in /sys/kernel/security/lsm)";
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (!strcmp(t, "brute"))
+			hint = "this kernel's Brute has no (uid, target) table (older than v2?)";
+	return hint;
+}
+
+/* Reads and parses every entry; on failure prints why and returns -1. */
+static int read_entries(struct entry **out, size_t *count)
+{
+	char *path = sys_path(TARGETS_PATH), *line = NULL;
+	size_t cap = 0, n = 0, lineno = 0, alloc = 0;
+	struct entry *v = NULL;
+	ssize_t len;
+	FILE *f;
+	int ret = -1;
+
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM)
+			err("cannot read %s: %s (reading it needs root)", path, strerror(e));
+		else if (e == ENOENT)
+			err("cannot read %s: %s: %s", path, strerror(e), brute_absent_hint());
+		else
+			err("cannot read %s: %s", path, strerror(e));
+		free(path);
+		return -1;
+	}
+	while (errno = 0, (len = getline(&line, &alloc, f)) >= 0) {
+		char why[128];
+		struct entry e;
+
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (strlen(line) != (size_t)len) {
+			err("%s:%zu: malformed line: NUL byte", path, lineno);
+			goto out;
+		}
+		if (!parse_line(line, &e, why, sizeof(why))) {
+			err("%s:%zu: malformed line: %s", path, lineno, why);
+			goto out;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct entry *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv) {
+				free(e.name);
+				free(e.name_raw);
+				err("out of memory");
+				goto out;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = e;
+	}
+	if (ferror(f)) {
+		err("cannot read %s: %s", path, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	*out = v;
+	*count = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	free_entries(v, n);
+	free(line);
+	fclose(f);
+	free(path);
+	return ret;
+}
+
+/* ---- output helpers -------------------------------------------------------------------- */
+
+/* Length of a valid UTF-8 sequence at s (not a C1 control, not an overlong form), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (avail < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return n;
+}
+
+/* A name for a terminal: printable ASCII and valid UTF-8 as is, every other byte and the
+ * backslash as \ooo (the kernel's own escaping). */
+static void put_name_tty(FILE *out, const char *name, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	if (len == 0) {
+		fputs("?", out);
+		return;
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(s + i, len - i);
+
+		if (n == 1 && s[i] >= 0x20 && s[i] != 0x7f && s[i] != '\\') {
+			fputc(s[i], out);
+		} else if (n > 1) {
+			fwrite(s + i, 1, n, out);
+		} else {
+			fprintf(out, "\\%03o", s[i]);
+			n = 1;
+		}
+		i += n;
+	}
+}
+
+/* A JSON string: valid UTF-8 as is, controls as \u00XX, invalid bytes as U+FFFD. */
+static void put_json_str(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', out);
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(s + i, len - i);
+
+		if (n == 0) {
+			fputs("\\ufffd", out);
+			n = 1;
+		} else if (n == 1 && (s[i] == '"' || s[i] == '\\')) {
+			fprintf(out, "\\%c", s[i]);
+		} else if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
+			fprintf(out, "\\u%04x", s[i]);
+		} else {
+			fwrite(s + i, 1, n, out);
+		}
+		i += n;
+	}
+	fputc('"', out);
+}
+
+/* A duration for humans: 850ms, 4.9s, 12m03s, 2h05m, 3d04h. */
+static void fmt_ms(char *buf, size_t size, uint64_t ms)
+{
+	uint64_t s = ms / 1000;
+
+	if (ms < 1000)
+		snprintf(buf, size, "%" PRIu64 "ms", ms);
+	else if (s < 60)
+		snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "s", s, ms % 1000 / 100);
+	else if (s < 3600)
+		snprintf(buf, size, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, size, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, size, "%" PRIu64 "d%02" PRIu64 "h", s / 86400, s % 86400 / 3600);
+}
+
+static void fmt_s(char *buf, size_t size, uint64_t s)
+{
+	if (s < 60)
+		snprintf(buf, size, "%" PRIu64 "s", s);
+	else
+		fmt_ms(buf, size, s > UINT64_MAX / 1000 ? UINT64_MAX : s * 1000);
+}
+
+/* ---- list ------------------------------------------------------------------------------ */
+
+enum { C_UID, C_USER, C_DEV, C_INO, C_FAULTS, C_EMA, C_IDLE, C_BAN, C_DENIED, N_COLS };
+static const char *const col_head[N_COLS] = {
+	"UID", "USER", "DEV", "INO", "FAULTS", "EMA", "IDLE", "BAN", "DENIED",
+};
+static const bool col_right[N_COLS] = {
+	true, false, false, true, true, true, true, false, true,
+};
+
+static void list_json(const struct entry *v, size_t n, bool bans)
+{
+	bool first = true;
+
+	printf("{\"entries\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = &v[i];
+		struct passwd *pw;
+
+		if (bans && !e->ban_left_s)
+			continue;
+		printf("%s\n{\"attacker_uid\":%" PRIu32 ",\"user\":", first ? "" : ",", e->uid);
+		first = false;
+		pw = getpwuid(e->uid);
+		if (pw)
+			put_json_str(stdout, pw->pw_name, strlen(pw->pw_name));
+		else
+			fputs("null", stdout);
+		printf(",\"target_dev\":\"%" PRIu32 ":%" PRIu32 "\",\"target_ino\":%" PRIu64
+		       ",\"target_name\":", e->dev_major, e->dev_minor, e->ino);
+		put_json_str(stdout, e->name, e->name_len);
+		printf(",\"target_name_raw\":");
+		put_json_str(stdout, e->name_raw, strlen(e->name_raw));
+		if (e->has_attacks)
+			printf(",\"attacks\":%" PRIu64, e->attacks);
+		printf(",\"faults\":%" PRIu64 ",\"ema_ms\":%" PRIu64 ",\"idle_ms\":%" PRIu64
+		       ",\"banned\":%s,\"ban_left_s\":%" PRIu64 ",\"denied\":%" PRIu64 "}",
+		       e->faults, e->ema_ms, e->idle_ms, e->ban_left_s ? "true" : "false",
+		       e->ban_left_s, e->denied);
+	}
+	printf("%s]}\n", first ? "" : "\n");
+}
+
+static int list_table(const struct entry *v, size_t n, bool bans)
+{
+	char *cells = NULL;
+	size_t rows = 0, width[N_COLS], cell = 64;
+	const struct entry **row_entry = NULL;
+
+	cells = calloc(n ? n : 1, N_COLS * cell);
+	row_entry = calloc(n ? n : 1, sizeof(*row_entry));
+	if (!cells || !row_entry) {
+		free(cells);
+		free(row_entry);
+		err("out of memory");
+		return EXIT_FAIL;
+	}
+	for (int c = 0; c < N_COLS; c++)
+		width[c] = strlen(col_head[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = &v[i];
+		char *r = cells + rows * N_COLS * cell, t[24];
+		struct passwd *pw;
+
+		if (bans && !e->ban_left_s)
+			continue;
+		row_entry[rows] = e;
+		pw = getpwuid(e->uid);
+		snprintf(r + C_UID * cell, cell, "%" PRIu32, e->uid);
+		snprintf(r + C_USER * cell, cell, "%s", pw ? pw->pw_name : "-");
+		snprintf(r + C_DEV * cell, cell, "%" PRIu32 ":%" PRIu32, e->dev_major, e->dev_minor);
+		snprintf(r + C_INO * cell, cell, "%" PRIu64, e->ino);
+		snprintf(r + C_FAULTS * cell, cell, "%" PRIu64, e->faults);
+		fmt_ms(r + C_EMA * cell, cell, e->ema_ms);
+		fmt_ms(r + C_IDLE * cell, cell, e->idle_ms);
+		if (e->ban_left_s) {
+			fmt_s(t, sizeof(t), e->ban_left_s);
+			snprintf(r + C_BAN * cell, cell, "BANNED %s", t);
+		} else {
+			snprintf(r + C_BAN * cell, cell, "-");
+		}
+		snprintf(r + C_DENIED * cell, cell, "%" PRIu64, e->denied);
+		for (int c = 0; c < N_COLS; c++)
+			if (strlen(r + c * cell) > width[c])
+				width[c] = strlen(r + c * cell);
+		rows++;
+	}
+	if (rows == 0) {
+		printf(bans ? "no bans\n" : "no entries\n");
+		goto out;
+	}
+	for (int c = 0; c < N_COLS; c++)
+		printf(col_right[c] ? "%*s  " : "%-*s  ", (int)width[c], col_head[c]);
+	printf("TARGET\n");
+	for (size_t i = 0; i < rows; i++) {
+		const char *r = cells + i * N_COLS * cell;
+
+		for (int c = 0; c < N_COLS; c++)
+			printf(col_right[c] ? "%*s  " : "%-*s  ", (int)width[c], r + c * cell);
+		put_name_tty(stdout, row_entry[i]->name, row_entry[i]->name_len);
+		putchar('\n');
+	}
+out:
+	free(cells);
+	free(row_entry);
+	return EXIT_OK;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	bool bans = false, json = false;
+	struct entry *v = NULL;
+	size_t n = 0;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bans")) {
+			bans = true;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			err("list: unknown argument '%s' (usage: brutectl list [--bans] [--json])",
+			    argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (read_entries(&v, &n))
+		return EXIT_FAIL;
+	if (json) {
+		list_json(v, n, bans);
+		ret = EXIT_OK;
+	} else {
+		ret = list_table(v, n, bans);
+	}
+	free_entries(v, n);
+	if (fflush(stdout) || ferror(stdout)) {
+		err("writing the output: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	return ret;
+}
+
+/* ---- lift ------------------------------------------------------------------------------ */
+
+/* A user name or a decimal uid. Returns false (with a message) if neither. */
+static bool parse_user(const char *s, uint32_t *uid)
+{
+	struct passwd *pw;
+
+	if (s[0] >= '0' && s[0] <= '9') {
+		if (parse_u32(s, uid))
+			return true;
+		err("lift: bad uid '%s'", s);
+		return false;
+	}
+	errno = 0;
+	pw = getpwnam(s);
+	if (!pw) {
+		err("lift: no such user '%s'", s);
+		return false;
+	}
+	*uid = pw->pw_uid;
+	return true;
+}
+
+/* Writes msg to the lift file; what describes the ban (NULL: all of them). */
+static int write_lift(const char *msg, const char *what)
+{
+	char *path = sys_path(LIFT_PATH);
+	size_t len = strlen(msg);
+	ssize_t w;
+	int fd, e, ret = EXIT_FAIL;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		if (e == EACCES || e == EPERM)
+			err("lift: cannot open %s: %s (lifting a ban needs root)", path, strerror(e));
+		else if (e == ENOENT)
+			err("lift: cannot open %s: %s: %s", path, strerror(e), brute_absent_hint());
+		else
+			err("lift: cannot open %s: %s", path, strerror(e));
+		goto out;
+	}
+	w = write(fd, msg, len);
+	e = errno;
+	if (close(fd) && w >= 0) {
+		e = errno;
+		w = -1;
+	}
+	if (w == (ssize_t)len) {
+		if (what)
+			printf("lifted the ban of %s\n", what);
+		else
+			printf("lifted every ban\n");
+		ret = EXIT_OK;
+	} else if (w >= 0) {
+		err("lift: short write to %s (%zd of %zu bytes)", path, w, len);
+	} else if (e == EPERM || e == EACCES) {
+		err("lift: %s: %s (lifting a ban needs CAP_SYS_ADMIN)", path, strerror(e));
+	} else if (e == ENOENT) {
+		if (what)
+			err("lift: no such ban: %s (see brutectl list --bans)", what);
+		else
+			err("lift: no ban to lift");
+	} else if (e == EINVAL) {
+		err("lift: the kernel rejected '%s' as malformed (EINVAL)", msg);
+	} else {
+		err("lift: writing '%s' to %s: %s", msg, path, strerror(e));
+	}
+out:
+	free(path);
+	return ret;
+}
+
+static int cmd_lift(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: brutectl lift USER PATH | brutectl lift USER MAJ:MIN INO | brutectl lift --all";
+	char msg[96], what[PATH_MAX + 96];
+	uint32_t uid, maj, min;
+	uint64_t ino;
+
+	if (argc == 2 && !strcmp(argv[1], "--all"))
+		return write_lift("all", NULL);
+	if (argc == 3) {
+		struct stat st;
+
+		if (argv[1][0] == '-' || argv[2][0] == '-') {
+			err("lift: unknown option\n%s", usage);
+			return EXIT_USAGE;
+		}
+		if (!parse_user(argv[1], &uid))
+			return EXIT_USAGE;
+		if (stat(argv[2], &st)) {
+			err("lift: cannot stat %s: %s", argv[2], strerror(errno));
+			return EXIT_FAIL;
+		}
+		maj = major(st.st_dev);
+		min = minor(st.st_dev);
+		ino = st.st_ino;
+		snprintf(what, sizeof(what), "uid %" PRIu32 " on %s (%" PRIu32 ":%" PRIu32
+			 " %" PRIu64 ")", uid, argv[2], maj, min, ino);
+	} else if (argc == 4) {
+		if (!parse_dev(argv[2], &maj, &min) || !parse_u64(argv[3], UINT64_MAX, &ino)) {
+			err("lift: expected MAJ:MIN INO (decimal), got '%s %s'\n%s", argv[2],
+			    argv[3], usage);
+			return EXIT_USAGE;
+		}
+		if (!parse_user(argv[1], &uid))
+			return EXIT_USAGE;
+		snprintf(what, sizeof(what), "uid %" PRIu32 " on %" PRIu32 ":%" PRIu32 " %" PRIu64,
+			 uid, maj, min, ino);
+	} else {
+		err("lift: wrong number of arguments\n%s", usage);
+		return EXIT_USAGE;
+	}
+	snprintf(msg, sizeof(msg), "%" PRIu32 " %" PRIu32 ":%" PRIu32 " %" PRIu64,
+		 uid, maj, min, ino);
+	return write_lift(msg, what);
+}
+
+/* ---- status ---------------------------------------------------------------------------- */
+
+/* First line of a small file, without its newline; -errno on failure. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+struct audit_info {
+	int err;        /* 0, or the errno of the query */
+	uint32_t enabled, pid, backlog, backlog_limit, lost;
+};
+
+/* AUDIT_GET over NETLINK_AUDIT, what `auditctl -s` prints (needs CAP_AUDIT_CONTROL). */
+static void query_audit(struct audit_info *ai)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct audit_status st;
+	} req;
+	union {
+		struct nlmsghdr nh;
+		char buf[8192];
+	} resp;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 2 };
+	int fd;
+
+	memset(ai, 0, sizeof(*ai));
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0) {
+		ai->err = errno;
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(0);
+	req.nh.nlmsg_type = AUDIT_GET;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ai->err = errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = recv(fd, &resp, sizeof(resp), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			ai->err = errno == EAGAIN ? ETIMEDOUT : errno;
+			goto out;
+		}
+		for (nh = &resp.nh; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error) {
+					ai->err = -e->error;
+					goto out;
+				}
+			} else if (nh->nlmsg_type == AUDIT_GET) {
+				struct audit_status st = { 0 };
+				size_t len = nh->nlmsg_len - NLMSG_LENGTH(0);
+
+				memcpy(&st, NLMSG_DATA(nh), len < sizeof(st) ? len : sizeof(st));
+				ai->enabled = st.enabled;
+				ai->pid = st.pid;
+				ai->backlog = st.backlog;
+				ai->backlog_limit = st.backlog_limit;
+				ai->lost = st.lost;
+				goto out;
+			}
+		}
+	}
+out:
+	close(fd);
+}
+
+static bool is_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	char *lsm_path = sys_path(LSM_PATH), lsm[512], vals[N_TUNABLES][64];
+	int lsm_err, val_err[N_TUNABLES];
+	bool json = false, active = false;
+	struct audit_info ai;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			err("status: unknown argument '%s' (usage: brutectl status [--json])", argv[i]);
+			free(lsm_path);
+			return EXIT_USAGE;
+		}
+	}
+	lsm_err = read_small(lsm_path, lsm, sizeof(lsm));
+	free(lsm_path);
+	if (!lsm_err) {
+		char copy[sizeof(lsm)], *save = NULL;
+
+		memcpy(copy, lsm, sizeof(lsm));
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (!strcmp(t, "brute"))
+				active = true;
+	}
+	for (size_t i = 0; i < N_TUNABLES; i++) {
+		char rel[128], *path;
+
+		snprintf(rel, sizeof(rel), SYSCTL_DIR "/%s", tunables[i]);
+		path = sys_path(rel);
+		val_err[i] = read_small(path, vals[i], sizeof(vals[i]));
+		free(path);
+	}
+	query_audit(&ai);
+
+	if (json) {
+		printf("{\"active\":%s,\"lsm\":", active ? "true" : "false");
+		if (lsm_err)
+			fputs("null", stdout);
+		else
+			put_json_str(stdout, lsm, strlen(lsm));
+		printf(",\"audit\":");
+		if (ai.err)
+			printf("{\"error\":\"%s\"}", strerror(ai.err));
+		else
+			printf("{\"enabled\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"backlog\":%" PRIu32
+			       ",\"backlog_limit\":%" PRIu32 ",\"lost\":%" PRIu32 "}",
+			       ai.enabled, ai.pid, ai.backlog, ai.backlog_limit, ai.lost);
+		printf(",\"tunables\":{");
+		for (size_t i = 0; i < N_TUNABLES; i++) {
+			printf("%s\"%s\":", i ? "," : "", tunables[i]);
+			if (val_err[i])
+				fputs("null", stdout);
+			else if (is_number(vals[i]))
+				fputs(vals[i], stdout);
+			else
+				put_json_str(stdout, vals[i], strlen(vals[i]));
+		}
+		printf("}}\n");
+	} else {
+		if (lsm_err)
+			printf("brute:   unknown (cannot read /sys/kernel/security/lsm: %s)\n",
+			       strerror(-lsm_err));
+		else
+			printf("brute:   %s (lsm: %s)\n", active ? "active" : "NOT active", lsm);
+		if (ai.err == EPERM || ai.err == EACCES)
+			printf("audit:   unknown (querying it needs root)\n");
+		else if (ai.err)
+			printf("audit:   unknown (%s)\n", strerror(ai.err));
+		else
+			printf("audit:   %s, auditd pid %" PRIu32 "%s, backlog %" PRIu32 "/%" PRIu32
+			       ", lost %" PRIu32 "\n",
+			       ai.enabled == 2 ? "enabled (locked)" :
+			       ai.enabled ? "enabled" : "DISABLED (Brute reports nothing)",
+			       ai.pid, ai.pid ? "" : " (none)", ai.backlog, ai.backlog_limit, ai.lost);
+		printf("tunables (" SYSCTL_DIR "):\n");
+		for (size_t i = 0; i < N_TUNABLES; i++) {
+			const char *note = "";
+
+			if (!val_err[i] && !strcmp(tunables[i], "mode"))
+				note = !strcmp(vals[i], "0") ? " (off)" :
+				       !strcmp(vals[i], "1") ? " (detect and audit)" :
+				       !strcmp(vals[i], "2") ? " (detect, audit and stop)" : "";
+			if (val_err[i] == -ENOENT)
+				printf("  %-26s absent\n", tunables[i]);
+			else if (val_err[i])
+				printf("  %-26s unreadable (%s)\n", tunables[i], strerror(-val_err[i]));
+			else
+				printf("  %-26s %s%s\n", tunables[i], vals[i], note);
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		err("writing the output: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: brutectl [-h|--help] [--version] COMMAND [ARGS]\n"
+		"\n"
+		"Commands:\n"
+		"  list [--bans] [--json]    Brute's (uid, target) table: counters and bans\n"
+		"  lift USER PATH            lift USER's ban on the executable PATH\n"
+		"  lift USER MAJ:MIN INO     lift USER's ban on the target dev:ino (as listed)\n"
+		"  lift --all                lift every ban\n"
+		"  status [--json]           whether Brute and audit are active, the tunables\n"
+		"\n"
+		"USER is a user name or a uid. Reading the table and lifting need root.\n"
+		"Exit status: 0 success, 1 the operation failed, 2 usage error.\n"
+		"Environment: BRUTE_SYSFS_ROOT is prefixed to the /sys and /proc paths.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("brutectl %s\n", VERSION);
+		return EXIT_OK;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+	}
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "lift"))
+		return cmd_lift(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "status"))
+		return cmd_status(argc - 1, argv + 1);
+	err("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

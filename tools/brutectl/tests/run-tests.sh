@@ -1,0 +1,363 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Host tests of brutectl against a fake /sys and /proc tree (BRUTE_SYSFS_ROOT).
+#   run-tests.sh FAILWRITE_SO BRUTECTL...
+# Runs every test against each BRUTECTL (the normal and the ASan/UBSan build); prints TAP
+# ("ok N - build: name") and ends with one line "N passed, N failed". Exit 1 if any failed.
+set -u
+failwrite=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A sanitizer report must fail the test: ASan/UBSan exit with 99, never with 0, 1 or 2.
+export ASAN_OPTIONS=exitcode=99:detect_leaks=1:verify_asan_link_order=0
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
+
+n=0 pass=0 fail=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $build: $1"; }
+not_ok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $build: $1"
+	shift
+	for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done
+}
+
+root=$tmp/root
+sec=$root/sys/kernel/security
+sysctl=$root/proc/sys/kernel/brute
+export BRUTE_SYSFS_ROOT="$root"
+
+fresh_tree() {
+	rm -rf "$root"
+	mkdir -p "$sec/brute" "$sysctl"
+	echo "lockdown,capability,landlock,yama,brute" >"$sec/lsm"
+	: >"$sec/brute/targets"
+	: >"$sec/brute/lift"
+	for kv in mode=2 crash_period_threshold_ms=30000 min_faults=5 max_faults=200 \
+		ema_weight_numerator=7 ema_weight_denominator=10 ban_time_s=900 table_size=1024 \
+		forget_time_s=3600; do
+		echo "${kv#*=}" >"$sysctl/${kv%%=*}"
+	done
+}
+
+# run ARGS...: brutectl's stdout in $out, stderr in $errout, exit status in $rc.
+run() {
+	: >"$tmp/py"
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	out=$(cat "$tmp/out")
+	errout=$(cat "$tmp/err")
+}
+
+# expect NAME RC [GREP_STDOUT [GREP_STDERR]]: the last run exited RC and its outputs match.
+expect() {
+	_name=$1 _rc=$2
+	if [ "$rc" != "$_rc" ]; then
+		not_ok "$_name" "exit $rc, expected $_rc" "stdout: $out" "stderr: $errout"
+	elif [ -n "${3:-}" ] && ! printf '%s\n' "$out" | grep -q -e "$3"; then
+		not_ok "$_name" "stdout does not match '$3'" "stdout: $out" "stderr: $errout"
+	elif [ -n "${4:-}" ] && ! printf '%s\n' "$errout" | grep -q -e "$4"; then
+		not_ok "$_name" "stderr does not match '$4'" "stdout: $out" "stderr: $errout"
+	else
+		ok "$_name"
+	fi
+}
+
+# The name of uid 0 (the golden table expects root; uids 3999999998/9 have no name).
+rootname=$(getent passwd 0 | cut -d: -f1)
+
+# One well-formed table: escaped names (space, tab, newline, backslash, '=', ESC), raw
+# UTF-8, an unknown field a newer kernel may add, the optional field attacks, a uid
+# without a passwd entry.
+write_targets() {
+	cat >"$sec/brute/targets" <<'EOF'
+attacker_uid=3999999998 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=crasher_suid
+attacker_uid=0 target_dev=8:1 target_ino=99 faults=1 attacks=0 ema_ms=30000 idle_ms=61000 ban_left_s=0 denied=0 target_name=my\040prog\011x
+attacker_uid=3999999999 target_dev=259:65536 target_ino=18446744073709551615 faults=200 attacks=3 ema_ms=0 idle_ms=4000000 ban_left_s=604800 denied=17 future_field=abc target_name=a\134b\075c\012d\033[31m
+attacker_uid=3999999998 target_dev=0:21 target_ino=77 faults=3 ema_ms=999 idle_ms=90061000 ban_left_s=0 denied=0 target_name=ünï
+EOF
+}
+
+table_expected() {
+	cat <<'EOF'
+       UID  USER  DEV                         INO  FAULTS    EMA   IDLE  BAN            DENIED  TARGET
+3999999998  -     0:21                       1234       5  120ms   5.0s  BANNED 14m55s       2  crasher_suid
+         0  root  8:1                          99       1  30.0s  1m01s  -                   0  my prog\011x
+3999999999  -     259:65536  18446744073709551615     200    0ms  1h06m  BANNED 7d00h       17  a\134b=c\012d\033[31m
+3999999998  -     0:21                         77       3  999ms  1d01h  -                   0  ünï
+EOF
+}
+
+for bin in "$@"; do
+	build=$(basename "$(dirname "$bin")")
+	fresh_tree
+
+	# --- usage, help, version
+	run --version
+	expect "--version" 0 '^brutectl [^ ]'
+	run --help
+	expect "--help" 0 'lift USER PATH'
+	run -h
+	expect "-h" 0 'Exit status'
+	run
+	expect "no command: usage error" 2 '' 'usage:'
+	run frobnicate
+	expect "unknown command: usage error" 2 '' "unknown command 'frobnicate'"
+	run list --bogus
+	expect "list --bogus: usage error" 2 '' "unknown argument '--bogus'"
+	run status --bogus
+	expect "status --bogus: usage error" 2 '' "unknown argument"
+
+	# --- list: the table, exactly (uid 1000 may exist on the host: its name is read)
+	write_targets
+	run list
+	exp=$(table_expected)
+	if [ "$rootname" != root ] || getent passwd 3999999998 3999999999 >/dev/null; then
+		ok "list: aligned table # SKIP this host's passwd has uid 0 not root or uid 3999999998/9"
+	elif [ "$rc" != 0 ]; then
+		not_ok "list: table" "exit $rc" "$errout"
+	elif [ "$out" != "$exp" ]; then
+		not_ok "list: table" "got:" "$out" "expected:" "$exp"
+	else
+		ok "list: aligned table, names decoded and re-escaped for the terminal"
+	fi
+	if printf '%s\n' "$out" | grep -q "$(printf '\033')"; then
+		not_ok "list: no raw escape character reaches the terminal" "$out"
+	else
+		ok "list: no raw escape character reaches the terminal"
+	fi
+
+	run list --bans
+	if [ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] &&
+		printf '%s\n' "$out" | grep -q '^3999999998 .*BANNED 14m55s *2  crasher_suid$' &&
+		printf '%s\n' "$out" | grep -q '^3999999999 .*BANNED 7d00h' &&
+		! printf '%s\n' "$out" | grep -q 'my prog'; then
+		ok "list --bans: only the banned entries"
+	else
+		not_ok "list --bans: only the banned entries" "exit $rc" "$out" "$errout"
+	fi
+
+	run list --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert len(d) == 4, d
+e = d[0]
+assert (e["attacker_uid"], e["target_dev"], e["target_ino"], e["faults"], e["ema_ms"],
+        e["idle_ms"], e["banned"], e["ban_left_s"], e["denied"], e["target_name"]) == \
+       (3999999998, "0:21", 1234, 5, 120, 5000, True, 895, 2, "crasher_suid"), e
+assert d[1]["target_name"] == "my prog\tx" and d[1]["target_name_raw"] == "my\\040prog\\011x"
+assert d[1]["user"] == sys.argv[1] and d[1]["banned"] is False
+assert d[2]["user"] is None and d[2]["target_ino"] == 18446744073709551615
+assert d[2]["target_name"] == "a\\b=c\nd\x1b[31m", repr(d[2]["target_name"])
+assert d[3]["target_name"] == "\u00fcn\u00ef"
+assert "attacks" not in d[0] and d[1]["attacks"] == 0 and d[2]["attacks"] == 3
+' "$rootname" 2>"$tmp/py"; then
+		ok "list --json: every field, names decoded"
+	else
+		not_ok "list --json: every field, names decoded" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	run list --bans --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert [e["attacker_uid"] for e in d] == [3999999998, 3999999999], d' 2>"$tmp/py"; then
+		ok "list --bans --json"
+	else
+		not_ok "list --bans --json" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+
+	: >"$sec/brute/targets"
+	run list
+	expect "list: empty table" 0 '^no entries$'
+	run list --bans
+	expect "list --bans: no bans" 0 '^no bans$'
+	run list --json
+	expect "list --json: empty" 0 '^{"entries":\[\]}$'
+
+	# A long name (64 KiB escaped) parses.
+	python3 -c 'print("attacker_uid=1 target_dev=0:1 target_ino=2 faults=1 ema_ms=1 idle_ms=1 ban_left_s=0 denied=0 target_name=" + "x\\040" * 13000)' >"$sec/brute/targets"
+	run list --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["entries"][0]["target_name"] == "x " * 13000' 2>"$tmp/py"; then
+		ok "list: a 64 KiB line"
+	else
+		not_ok "list: a 64 KiB line" "exit $rc" "$(cat "$tmp/py")" "$errout"
+	fi
+
+	# --- malformed lines: exit 1, the line number and why, nothing on stdout, no crash
+	good='attacker_uid=1000 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x'
+	while IFS='|' read -r why line; do
+		printf '%s\n%s\n' "$good" "$line" >"$sec/brute/targets"
+		run list
+		if [ "$rc" = 1 ] && [ -z "$out" ] &&
+			printf '%s\n' "$errout" | grep -q "targets:2: malformed line: $why"; then
+			ok "malformed rejected: $why"
+		else
+			not_ok "malformed rejected: $why" "line: $line" "exit $rc" "stdout: $out" "stderr: $errout"
+		fi
+	done <<'EOF'
+missing field attacker_uid|target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+missing field target_name|attacker_uid=1000 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2
+missing field attacker_uid|
+bad value for attacker_uid: '-1'|attacker_uid=-1 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for attacker_uid: '4294967296'|attacker_uid=4294967296 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for target_ino: '18446744073709551616'|attacker_uid=1 target_dev=0:21 target_ino=18446744073709551616 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for faults: '5x'|attacker_uid=1 target_dev=0:21 target_ino=1 faults=5x ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for ema_ms: ''|attacker_uid=1 target_dev=0:21 target_ino=1 faults=5 ema_ms= idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for target_dev: '021'|attacker_uid=1 target_dev=021 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for target_dev: ':21'|attacker_uid=1 target_dev=:21 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for target_dev: '0:'|attacker_uid=1 target_dev=0: target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=895 denied=2 target_name=x
+bad value for ban_left_s: '+3'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=+3 denied=2 target_name=x
+duplicate field faults|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 faults=6 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+duplicate field attacks|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=1 attacks=1 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+bad value for attacks: 'x'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=x ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+expected key=value, got 'junk'|attacker_uid=1 junk target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+expected key=value, got '=5'|attacker_uid=1 =5 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\9bc
+bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\04
+bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=ab\
+bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\400
+NUL byte in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\000b
+EOF
+	# Raw control characters and a NUL byte inside a line.
+	printf '%s\nattacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\tb\n' "$good" >"$sec/brute/targets"
+	run list
+	expect "malformed rejected: raw tab in a name" 1 '' 'targets:2: malformed line: unescaped control character in target_name'
+	printf '%s\nattacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\033b\n' "$good" >"$sec/brute/targets"
+	run list --json
+	expect "malformed rejected: raw ESC in a name (--json)" 1 '' 'targets:2: malformed line: unescaped control'
+	printf '%s\nattacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\000b\n' "$good" >"$sec/brute/targets"
+	run list
+	expect "malformed rejected: NUL byte in a line" 1 '' 'targets:2: malformed line: NUL byte'
+	# Random garbage: rejected cleanly, never a crash or a sanitizer report.
+	head -c 4096 /dev/urandom >"$sec/brute/targets"
+	run list
+	expect "random bytes rejected cleanly" 1 '' 'malformed line'
+
+	# --- the targets file missing or unreadable
+	rm "$sec/brute/targets"
+	run list
+	expect "list: no targets file, Brute active" 1 '' 'has no (uid, target) table'
+	echo "lockdown,capability,yama" >"$sec/lsm"
+	run list
+	expect "list: no targets file, Brute not active" 1 '' 'Brute is not active'
+	rm -rf "$sec"
+	run list
+	expect "list: no securityfs" 1 '' 'is securityfs mounted'
+	fresh_tree
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		chmod 400 "$sec/brute/targets"
+		chmod 200 "$sec/brute/lift"
+		chmod 755 "$tmp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" list >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "list as non-root: needs root" 1 '' 'Permission denied (reading it needs root)'
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" lift --all >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "lift as non-root: needs root" 1 '' 'Permission denied (lifting a ban needs root)'
+	else
+		ok "list/lift as non-root # SKIP needs root and setpriv"
+	fi
+
+	# --- lift: exactly the string the kernel expects, no newline
+	fresh_tree
+	prog=$here/run-tests.sh
+	devino=$(stat -L -c '%Hd:%Ld %i' "$prog")
+	lift_is() { # lift_is NAME EXPECTED
+		if [ "$rc" = 0 ] && [ "$(od -An -c "$sec/brute/lift" | tr -d ' \n')" = "$(printf '%s' "$2" | od -An -c | tr -d ' \n')" ]; then
+			ok "$1"
+		else
+			not_ok "$1" "exit $rc" "$errout" "wrote: '$(cat "$sec/brute/lift")'" "expected: '$2'"
+		fi
+		: >"$sec/brute/lift"
+	}
+	run lift 1000 "$prog"
+	lift_is "lift UID PATH writes 'UID MAJ:MIN INO'" "1000 $devino"
+	case $out in "lifted the ban of uid 1000 on $prog ($devino)") ok "lift: says what it lifted" ;;
+	*) not_ok "lift: says what it lifted" "$out" ;; esac
+	run lift "$rootname" "$prog"
+	lift_is "lift USERNAME PATH" "0 $devino"
+	ln -sf "$prog" "$tmp/link"
+	run lift 1000 "$tmp/link"
+	lift_is "lift UID SYMLINK: the target it resolves to" "1000 $devino"
+	run lift 1000 259:65536 18446744073709551615
+	lift_is "lift UID MAJ:MIN INO (raw)" "1000 259:65536 18446744073709551615"
+	run lift --all
+	lift_is "lift --all writes 'all'" "all"
+
+	for args in "lift" "lift 1000" "lift 1000 0:1 2 3" "lift 1000 021 5" "lift 1000 0:21 x" \
+		"lift 1000 a:b 5" "lift -x 0:1 2" "lift --all 1000" "lift 4294967296 0:1 2" \
+		"lift no_such_user_brute 0:1 2"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" = 2 ] && [ -n "$errout" ] && [ ! -s "$sec/brute/lift" ]; then
+			ok "usage error, nothing written: brutectl $args"
+		else
+			not_ok "usage error, nothing written: brutectl $args" "exit $rc" "$errout"
+		fi
+	done
+	run lift 1000 "$tmp/no/such/file"
+	expect "lift UID PATH: PATH missing" 1 '' 'cannot stat'
+
+	for case in "2|no such ban: uid 1000 on 0:21 1234" "22|rejected '1000 0:21 1234' as malformed (EINVAL)" \
+		"1|needs CAP_SYS_ADMIN" "5|Input/output error"; do
+		e=${case%%|*} msg=${case#*|}
+		FAILWRITE_ERRNO=$e LD_PRELOAD=$failwrite "$bin" lift 1000 0:21 1234 >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "lift: the kernel answers errno $e" 1 '' "$msg"
+	done
+	FAILWRITE_ERRNO=2 LD_PRELOAD=$failwrite "$bin" lift --all >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+	expect "lift --all: ENOENT" 1 '' 'no ban to lift'
+	rm "$sec/brute/lift"
+	run lift 1000 0:21 1234
+	expect "lift: no lift file" 1 '' 'has no (uid, target) table'
+
+	# --- status
+	fresh_tree
+	run status
+	if [ "$rc" = 0 ] &&
+		printf '%s\n' "$out" | grep -q '^brute: *active (lsm: lockdown,capability,landlock,yama,brute)$' &&
+		printf '%s\n' "$out" | grep -q '^audit: ' &&
+		printf '%s\n' "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
+		printf '%s\n' "$out" | grep -q '^  ema_weight_numerator  *7$' &&
+		printf '%s\n' "$out" | grep -q '^  forget_time_s  *3600$' &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ]; then
+		ok "status: active, every tunable"
+	else
+		not_ok "status: active, every tunable" "exit $rc" "$out" "$errout"
+	fi
+	rm "$sysctl/ban_time_s" "$sysctl/table_size" "$sysctl/forget_time_s"
+	echo 1 >"$sysctl/mode"
+	echo "lockdown,capability" >"$sec/lsm"
+	run status
+	if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^brute: *NOT active' &&
+		printf '%s\n' "$out" | grep -q '^  mode  *1 (detect and audit)$' &&
+		[ "$(printf '%s\n' "$out" | grep -c ' absent$')" = 3 ] &&
+		printf '%s\n' "$out" | grep -q '^  table_size  *absent$'; then
+		ok "status: not active, tunables of an older kernel absent"
+	else
+		not_ok "status: not active, tunables of an older kernel absent" "exit $rc" "$out" "$errout"
+	fi
+	run status --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["active"] is False and d["lsm"] == "lockdown,capability", d
+t = d["tunables"]
+assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
+assert len(t) == 9, t
+assert "enabled" in d["audit"] or "error" in d["audit"], d' 2>"$tmp/py"; then
+		ok "status --json"
+	else
+		not_ok "status --json" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	rm -rf "$root"
+	run status
+	expect "status: nothing there" 0 'cannot read /sys/kernel/security/lsm' ''
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
