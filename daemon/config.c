@@ -30,7 +30,8 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.facility = LOG_AUTHPRIV;
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
-	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED;
+	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
+			  1u << ENTRY_BAN | 1u << ENTRY_UNBAN;
 	/* StateDirectory= may list several; the first is ours */
 	if (state && *state && *state == '/') {
 		size_t n = strcspn(state, ":");
@@ -225,7 +226,7 @@ static const char *p_siem_kinds(const char *v, struct brute_config *c)
 		int k = entry_kind_from_name(tok);
 
 		if (k < 0)
-			return "expected a list of boundary, attack, kill, closed";
+			return "expected a list of boundary, attack, kill, closed, ban, unban";
 		m |= 1u << k;
 	}
 	if (!m)

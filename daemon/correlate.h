@@ -43,6 +43,9 @@ struct correlate_stats {
 	uint64_t incidents;	/* currently open */
 	uint64_t opened, closed, attacks, kills, evictions, expired, entries;
 	uint64_t config_changes;
+	/* v2: (attacker uid, target) entries tracked, table charges, bans, ban ends */
+	uint64_t targets, charges, bans, unbans;
+	uint64_t orphans;	/* kill summaries for no open incident: ignored */
 };
 
 /* The entry is owned by the correlator and freed after the call. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * entry.h - one operator-facing entry (boundary crossed, attack detected,
- * tasks killed, incident closed) as produced by the correlator and
+ * tasks killed, incident closed, ban, ban ended) as produced by the correlator and
  * rendered by the journal, SIEM and text outputs.
  *
  * Field names are stored without the BRUTE_ prefix, in upper case
@@ -22,6 +22,8 @@ enum entry_kind {
 	ENTRY_ATTACK,
 	ENTRY_KILL,
 	ENTRY_CLOSED,
+	ENTRY_BAN,		/* v2: execve() of a target banned for one attacker uid */
+	ENTRY_UNBAN,		/* v2: that ban ended (expired or lifted by root) */
 	_ENTRY_KIND_MAX,
 };
 

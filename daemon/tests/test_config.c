@@ -72,6 +72,12 @@ START_TEST(test_good)
 	ck_assert_str_eq(cfg.spool_dir, "/var/tmp/x");
 	ck_assert(!cfg.journal);
 	ck_assert_uint_eq(cfg.corr.kill_coalesce_ms, 0);
+	/* v2 kinds: forwarded by default, selectable by name */
+	config_defaults(&cfg);
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_BAN));
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_UNBAN));
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_kinds = ban,unban\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.siem_kinds, (1u << ENTRY_BAN) | (1u << ENTRY_UNBAN));
 }
 END_TEST
 

@@ -113,6 +113,34 @@ START_TEST(test_json_object)
 }
 END_TEST
 
+/* v2: ban and unban are SIEM alerts in both formats */
+START_TEST(test_v2_ban_alerts)
+{
+	struct collected c;
+	struct strbuf sb = STRBUF_INIT;
+	int b, u;
+
+	run_fixture("v2-exec-ban.log", NULL, &c, NULL);
+	b = find_entry(&c, ENTRY_BAN, 0);
+	u = find_entry(&c, ENTRY_UNBAN, 0);
+	ck_assert_int_eq(siem_format_rfc5424(&c.e[b], &fmt, &sb), 0);
+	/* PRI = authpriv(10)*8 + crit(2) = 82 */
+	const char *want = "<82>1 2023-11-14T22:30:00.450000Z host1 brute-reportd 77 BAN "
+			  "[brute@32473 kind=\"ban\" message_id=\"dda54503c6434773a0b9f8d83838594a\" "
+			  "attacker_uid=\"1000\" target_dev=\"0:21\" target_ino=\"1234\" "
+			  "target_name=\"crasher_suid\" ban_s=\"900\"";
+
+	ck_assert_msg(strncmp(sb.buf, want, strlen(want)) == 0, "%s", sb.buf);
+	sb_reset(&sb);
+	ck_assert_int_eq(siem_format_json(&c.e[u], &fmt, &sb), 0);
+	ck_assert(strstr(sb.buf, "\"kind\":\"unban\",\"message_id\":\"b1ca6fec5b6b4d109290214d7eca0c2b\"") != NULL);
+	ck_assert(strstr(sb.buf, "\"attacker_uid\":1000,\"target_dev\":\"0:21\",\"target_ino\":1234,"
+			 "\"target_name\":\"crasher_suid\",\"reason\":\"lifted\",\"denied_count\":3") != NULL);
+	sb_free(&sb);
+	collected_free(&c);
+}
+END_TEST
+
 Suite *siem_suite(void)
 {
 	Suite *s = suite_create("siem");
@@ -123,6 +151,7 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_octet_counting);
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_object);
+	tcase_add_test(tc, test_v2_ban_alerts);
 	suite_add_tcase(s, tc);
 	return s;
 }
