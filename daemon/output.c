@@ -18,14 +18,16 @@ int output_format_text(const struct entry *e, struct strbuf *out)
 
 	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
 		snprintf(ts, sizeof(ts), "-");
-	sb_printf(out, "%s %s: %s\n   ", ts, entry_kind_name(e->kind), e->message ? e->message : "");
+	sb_printf(out, "%s %s: ", ts, entry_kind_name(e->kind));
+	sb_put_text(out, e->message ? e->message : "");
+	sb_puts(out, "\n   ");
 	for (size_t i = 0; i < e->n_fields; i++) {
 		sb_printf(out, " %s=", e->fields[i].name);
 		if (e->fields[i].numeric) {
 			sb_puts(out, e->fields[i].value);
 		} else {
 			sb_putc(out, '"');
-			/* same quoting rules as RFC 5424 values: readable and unambiguous */
+			/* RFC 5424 value quoting (controls as \ooo): readable, unambiguous, one line */
 			siem_escape_sd_value(out, e->fields[i].value);
 			sb_putc(out, '"');
 		}

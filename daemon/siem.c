@@ -19,36 +19,7 @@ const char *siem_protocol_name(enum siem_protocol p)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_valid(const unsigned char *s)
-{
-	uint32_t cp;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;	/* also stops at the NUL terminator */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
+#define utf8_valid utf8_seq_len
 
 int siem_escape_sd_value(struct strbuf *out, const char *value)
 {
@@ -60,6 +31,13 @@ int siem_escape_sd_value(struct strbuf *out, const char *value)
 		if (n == 0) {
 			sb_puts(out, "\xef\xbf\xbd");
 			p++;
+			continue;
+		}
+		if (utf8_is_control(p, n)) {
+			/* a receiver reads "\012" as those 4 characters: one line, inert */
+			for (size_t i = 0; i < n; i++)
+				sb_printf(out, "\\%03o", p[i]);
+			p += n;
 			continue;
 		}
 		if (*p == '"' || *p == '\\' || *p == ']')
@@ -91,8 +69,12 @@ int siem_escape_json(struct strbuf *out, const char *value)
 		case '\r': sb_puts(out, "\\r"); break;
 		case '\t': sb_puts(out, "\\t"); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f)
 				sb_printf(out, "\\u%04x", *p);
+			else if (n > 1 && utf8_is_control(p, n))
+				/* C1, line separators, bidi controls: valid JSON raw, not inert */
+				sb_printf(out, "\\u%04x", n == 2 ? (unsigned)(p[1] & 0x3f) | (unsigned)(p[0] & 0x1f) << 6 :
+					  (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f));
 			else
 				sb_put(out, p, n);
 		}
@@ -148,22 +130,9 @@ int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, stru
 		sb_putc(out, '"');
 	}
 	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
-	if (e->message) {
-		/* MSG needs no escaping, only valid UTF-8 */
-		const unsigned char *p = (const unsigned char *)e->message;
-
-		while (*p) {
-			size_t n = utf8_valid(p);
-
-			if (n == 0) {
-				sb_puts(out, "\xef\xbf\xbd");
-				p++;
-			} else {
-				sb_put(out, p, n);
-				p += n;
-			}
-		}
-	}
+	/* MSG: valid UTF-8 after the BOM, and one inert line (names are the attacker's) */
+	if (e->message)
+		sb_put_text(out, e->message);
 	return out->oom ? -ENOMEM : 0;
 }
 

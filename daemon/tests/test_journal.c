@@ -109,6 +109,31 @@ START_TEST(test_v2_ban_fields)
 }
 END_TEST
 
+/* MESSAGE is text: attacker-chosen names are escaped there; BRUTE_* keep the exact bytes */
+START_TEST(test_message_escaped)
+{
+	struct collected c;
+	struct journal_fields jf;
+	const char *m;
+
+	run_fixture("hostile-names.log", NULL, &c, NULL);
+	ck_assert_uint_eq(c.n, 3);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_int_eq(journal_fields_build(&c.e[i], &jf), 0);
+		m = journal_fields_get(&jf, "MESSAGE");
+		for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+			ck_assert_msg(*p >= 0x20 && *p != 0x7f && !(p[0] == 0xc2 && p[1] < 0xa0),
+				      "MESSAGE byte 0x%02x: %s", *p, m);
+		if (c.e[i].kind == ENTRY_ATTACK) {
+			ck_assert(strstr(m, "(ev\\012il\\033[2J, /tmp/x\\0122023-11-14T22:13:20.000000Z") != NULL);
+			ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_COMM"), "ev\nil\x1b[2J");
+		}
+		journal_fields_free(&jf);
+	}
+	collected_free(&c);
+}
+END_TEST
+
 START_TEST(test_live_send)
 {
 	struct collected c;
@@ -131,6 +156,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_attack_fields);
 	tcase_add_test(tc, test_kinds_have_distinct_ids);
 	tcase_add_test(tc, test_v2_ban_fields);
+	tcase_add_test(tc, test_message_escaped);
 	tcase_add_test(tc, test_live_send);
 	suite_add_tcase(s, tc);
 	return s;

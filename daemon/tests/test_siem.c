@@ -83,11 +83,15 @@ START_TEST(test_json_escape)
 	struct strbuf sb = STRBUF_INIT;
 
 	siem_escape_json(&sb, "q\"b\\s/n\nt\tc\x01\x1f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-	ck_assert_str_eq(sb.buf, "q\\\"b\\\\s/n\\nt\\tc\\u0001\\u001f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	ck_assert_str_eq(sb.buf, "q\\\"b\\\\s/n\\nt\\tc\\u0001\\u001f del\\u007f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 	sb_reset(&sb);
 	/* invalid: lone continuation, overlong, surrogate, truncated */
 	siem_escape_json(&sb, "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82");
 	ck_assert_str_eq(sb.buf, "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd");
+	sb_reset(&sb);
+	/* C1 CSI, line separator, right-to-left override: valid JSON raw, escaped anyway */
+	siem_escape_json(&sb, "\xc2\x9b|\xe2\x80\xa8|\xe2\x80\xae");
+	ck_assert_str_eq(sb.buf, "\\u009b|\\u2028|\\u202e");
 	sb_reset(&sb);
 	siem_escape_json(&sb, "\b\f\r");
 	ck_assert_str_eq(sb.buf, "\\b\\f\\r");
@@ -141,6 +145,35 @@ START_TEST(test_v2_ban_alerts)
 }
 END_TEST
 
+/* A syslog datagram or JSON line holds no control byte, whatever the names hold */
+START_TEST(test_hostile_names_wire)
+{
+	struct collected c;
+	struct strbuf sb = STRBUF_INIT;
+
+	run_fixture("hostile-names.log", NULL, &c, NULL);
+	ck_assert_uint_eq(c.n, 3);
+	for (size_t i = 0; i < c.n; i++) {
+		for (int proto = SIEM_UDP; proto <= SIEM_JSON; proto++) {
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_wire(proto, &c.e[i], &fmt, &sb), 0);
+			if (proto == SIEM_JSON)
+				sb.buf[--sb.len] = '\0';	/* the framing newline */
+			for (size_t j = 0; j < sb.len; j++) {
+				unsigned char b = (unsigned char)sb.buf[j];
+
+				ck_assert_msg(b >= 0x20 && b != 0x7f &&
+					      !(b == 0xc2 && (unsigned char)sb.buf[j + 1] < 0xa0 &&
+						(unsigned char)sb.buf[j + 1] >= 0x80),
+					      "%s: byte 0x%02x at %zu: %s", siem_protocol_name(proto), b, j, sb.buf);
+			}
+		}
+	}
+	sb_free(&sb);
+	collected_free(&c);
+}
+END_TEST
+
 Suite *siem_suite(void)
 {
 	Suite *s = suite_create("siem");
@@ -152,6 +185,7 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_object);
 	tcase_add_test(tc, test_v2_ban_alerts);
+	tcase_add_test(tc, test_hostile_names_wire);
 	suite_add_tcase(s, tc);
 	return s;
 }
