@@ -143,8 +143,21 @@ static const char *severity_name(int prio)
 	return n[prio & 7];
 }
 
+/* the object's own keys: a field of the same name is written "brute_NAME" */
+static const char *const json_header_keys[] = {
+	"timestamp", "host", "app", "app_pid", "kind", "message_id", "priority",
+	"severity", "message",
+};
+
 static void json_key(struct strbuf *out, const char *key)
 {
+	for (size_t i = 0; i < sizeof(json_header_keys) / sizeof(json_header_keys[0]); i++)
+		if (strcmp(key, json_header_keys[i]) == 0) {
+			sb_puts(out, ",\"brute_");
+			siem_escape_json(out, key);
+			sb_puts(out, "\":");
+			return;
+		}
 	sb_puts(out, ",\"");
 	siem_escape_json(out, key);
 	sb_puts(out, "\":");
@@ -171,7 +184,7 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 	siem_escape_json(out, f->hostname ? f->hostname : "");
 	sb_puts(out, "\",\"app\":\"");
 	siem_escape_json(out, f->app_name ? f->app_name : "");
-	sb_printf(out, "\",\"pid\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"priority\":%d,\"severity\":\"%s\",\"message\":\"",
+	sb_printf(out, "\",\"app_pid\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"priority\":%d,\"severity\":\"%s\",\"message\":\"",
 		  f->pid, entry_kind_name(e->kind), entry_kind_message_id(e->kind),
 		  e->priority & 7, severity_name(e->priority));
 	siem_escape_json(out, e->message ? e->message : "");

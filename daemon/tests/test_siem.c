@@ -108,7 +108,7 @@ START_TEST(test_json_object)
 	ck_assert_int_eq(siem_format_json(&e, &fmt, &sb), 0);
 	ck_assert_str_eq(sb.buf,
 		"{\"timestamp\":\"2023-11-14T22:13:20.123456Z\",\"host\":\"host1\",\"app\":\"brute-reportd\","
-		"\"pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
+		"\"app_pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
 		"\"priority\":1,\"severity\":\"alert\",\"message\":\"attack on \\\"x\\\"\","
 		"\"hierarchy\":\"4294967396\",\"faults\":5,\"exe\":\"/tmp/a\\\"b\\\\c]d\","
 		"\"killed_task\":[\"pid=1\",\"pid=2\"]}");
@@ -174,6 +174,70 @@ START_TEST(test_hostile_names_wire)
 }
 END_TEST
 
+/* Top-level keys of one JSON object, checked unique (a strict parser rejects duplicates). */
+static void assert_unique_keys(const char *json)
+{
+	char keys[128][48];
+	size_t n = 0;
+	int depth = 0;
+	bool key_next = false;
+
+	for (const char *p = json; *p; p++) {
+		if (*p == '"') {
+			const char *start = ++p;
+
+			while (*p && *p != '"')
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			ck_assert(*p == '"');
+			if (depth == 1 && key_next) {
+				size_t len = (size_t)(p - start);
+
+				ck_assert(len < sizeof(keys[0]) && n < 128);
+				memcpy(keys[n], start, len);
+				keys[n][len] = '\0';
+				for (size_t i = 0; i < n; i++)
+					ck_assert_msg(strcmp(keys[i], keys[n]) != 0, "key \"%s\" twice: %s",
+						      keys[n], json);
+				n++;
+				key_next = false;
+			}
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		if ((*p == '{' || *p == ',') && depth == 1)
+			key_next = true;
+	}
+	ck_assert_int_eq(depth, 0);
+	ck_assert_uint_gt(n, 8);
+}
+
+/* issue 11 #6: the daemon's pid and the subject's pid were both "pid" */
+START_TEST(test_json_unique_keys)
+{
+	static const char *const fixtures[] = {
+		"fork_attack.log", "exec_attack.log", "captured-interleaved.log",
+		"v2-exec-ban.log", "v2-kill-summary.log", "hostile-names.log",
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t f = 0; f < ARRAY_SIZE(fixtures); f++) {
+		struct collected c;
+
+		run_fixture(fixtures[f], NULL, &c, NULL);
+		for (size_t i = 0; i < c.n; i++) {
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_json(&c.e[i], &fmt, &sb), 0);
+			assert_unique_keys(sb.buf);
+		}
+		collected_free(&c);
+	}
+	sb_free(&sb);
+}
+END_TEST
+
 Suite *siem_suite(void)
 {
 	Suite *s = suite_create("siem");
@@ -186,6 +250,7 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_json_object);
 	tcase_add_test(tc, test_v2_ban_alerts);
 	tcase_add_test(tc, test_hostile_names_wire);
+	tcase_add_test(tc, test_json_unique_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
