@@ -28,6 +28,7 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.retry_min_ms = 1000;
 	cfg->fwd.retry_max_ms = 60000;
 	cfg->fwd.facility = LOG_AUTHPRIV;
+	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
 	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
@@ -255,6 +256,17 @@ static const char *p_siem_retry_max(const char *v, struct brute_config *c)
 	return e;
 }
 
+static const char *p_siem_max_message(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	/* a UDP datagram carries at most 65507 bytes over IPv4 */
+	const char *e = parse_size(v, SIEM_MESSAGE_MIN, 65507, &n);
+
+	if (!e)
+		c->fwd.max_message = (size_t)n;
+	return e;
+}
+
 static const char *p_spool_dir(const char *v, struct brute_config *c)
 {
 	if (v[0] != '/')
@@ -307,6 +319,7 @@ static const struct kw {
 	{ "siem_kinds",			p_siem_kinds },
 	{ "siem_retry_min",		p_siem_retry_min },
 	{ "siem_retry_max",		p_siem_retry_max },
+	{ "siem_max_message",		p_siem_max_message },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },

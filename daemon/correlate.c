@@ -14,6 +14,7 @@
 #define PERIODS_KEPT	16	/* recent crash periods kept per incident */
 #define KILLS_KEPT	256	/* killed tasks kept per incident (all are counted) */
 #define PIDS_LISTED	64	/* pids listed in one entry */
+#define TASKS_LISTED	16	/* KILLED_TASK fields (with their paths) in one entry */
 #define TARGETS_MAX	65536	/* (uid, target) entries: the kernel's table_size maximum */
 #define TARGET_BUCKETS	8192
 /* once the kernel is seen to close kill groups with a summary record, wait for it */
@@ -386,7 +387,7 @@ static void emit_kills(struct correlate *c, struct hier *h)
 	for (size_t i = inc->group_first; i < inc->n_kills_kept && listed < PIDS_LISTED; i++, listed++)
 		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
 	entry_add(&e, "KILLED_PIDS", sb_str(&pids));
-	for (size_t i = inc->group_first; i < inc->n_kills_kept && i - inc->group_first < PIDS_LISTED; i++) {
+	for (size_t i = inc->group_first; i < inc->n_kills_kept && i - inc->group_first < TASKS_LISTED; i++) {
 		const struct kill_task *k = &inc->kills[i];
 
 		sb_reset(&task);

@@ -87,7 +87,7 @@ int entry_set_message(struct entry *e, const char *fmt, ...)
 	return 0;
 }
 
-static int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric)
+int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric)
 {
 	struct entry_field *f;
 

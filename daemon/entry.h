@@ -52,6 +52,7 @@ void entry_init(struct entry *e, enum entry_kind kind, int priority, uint64_t ts
 void entry_free(struct entry *e);
 int entry_set_message(struct entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int entry_add(struct entry *e, const char *name, const char *value);
+int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric);
 int entry_add_u64(struct entry *e, const char *name, uint64_t value);
 int entry_addf(struct entry *e, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* First value of a field or NULL. */

@@ -59,6 +59,7 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fmt.app_name = "brute-reportd";
 	f->fmt.pid = (int)getpid();
 	f->fmt.facility = f->cfg.facility;
+	f->fmt.max_message = f->cfg.max_message;
 	f->spool = spool;
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;
@@ -226,6 +227,14 @@ static void pump(struct forward *f, uint64_t now_ms)
 				f->blocked = true;
 				return;
 			}
+			if (errno == EMSGSIZE && f->cfg.protocol == SIEM_UDP) {
+				/* never retried: one message must not block every later one */
+				if (f->stats.refused++ == 0)
+					log_error("SIEM receiver %s:%s: a %zu-byte datagram is too long (%s), dropped; lower siem_max_message (further drops are only counted)",
+						  f->cfg.host, f->cfg.port, f->cur.len, strerror(errno));
+				f->cur_off = f->cur.len;
+				goto sent;
+			}
 			fail(f, now_ms, "send", errno);
 			return;
 		}
@@ -234,6 +243,7 @@ static void pump(struct forward *f, uint64_t now_ms)
 		if (f->cur_off < f->cur.len)
 			continue;
 		f->stats.sent++;
+sent:
 		f->ring[(f->ring_start + f->ring_n) % INFLIGHT_MAX] =
 			(struct inflight){ f->cur_end_pos, f->written };
 		f->ring_n++;

@@ -29,10 +29,12 @@ struct forward_config {
 	uint64_t retry_min_ms, retry_max_ms;
 	char hostname[256];	/* RFC 5424 HOSTNAME / JSON host */
 	int facility;
+	size_t max_message;	/* cap of one message (siem_max_message), 0: none */
 };
 
 struct forward_stats {
 	uint64_t connects, failures, sent, acked, skipped;
+	uint64_t refused;	/* messages the transport refused (EMSGSIZE): dropped */
 	bool connected;
 };
 

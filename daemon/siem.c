@@ -6,7 +6,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *siem_protocol_name(enum siem_protocol p)
@@ -220,27 +222,124 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 	return out->oom ? -ENOMEM : 0;
 }
 
+static int format_unframed(enum siem_protocol p, const struct entry *e,
+			   const struct siem_format *f, struct strbuf *out)
+{
+	sb_reset(out);
+	return p == SIEM_JSON ? siem_format_json(e, f, out) : siem_format_rfc5424(e, f, out);
+}
+
+/* Copy of at most max bytes of s, cut on a UTF-8 boundary, "..." appended if cut. */
+static char *cut_utf8(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	char *r;
+
+	if (n <= max)
+		return strdup(s);
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	r = malloc(max + 4);
+	if (r) {
+		memcpy(r, s, max);
+		memcpy(r + max, "...", 4);
+	}
+	return r;
+}
+
+/*
+ * The entry summarized: values cut to vmax bytes, at most rmax values of a
+ * repeated field (NAME_OMITTED counts the rest), at most keep fields.
+ */
+static int reduce(const struct entry *e, struct entry *out, size_t vmax, size_t rmax, size_t keep)
+{
+	int r = 0;
+	char *v;
+
+	entry_init(out, e->kind, e->priority, e->timestamp_usec);
+	v = cut_utf8(e->message ? e->message : "", vmax * 2);
+	if (!v)
+		return -ENOMEM;
+	r |= entry_set_message(out, "%s", v);
+	free(v);
+	r |= entry_add_u64(out, "TRUNCATED", 1);
+	for (size_t i = 0; i < e->n_fields && out->n_fields <= keep; i++) {
+		const struct entry_field *fl = &e->fields[i];
+		size_t before = 0, total = 0;
+
+		for (size_t j = 0; j < e->n_fields; j++)
+			if (strcmp(e->fields[j].name, fl->name) == 0) {
+				before += j < i;
+				total++;
+			}
+		if (before >= rmax) {
+			if (before == rmax) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "%.40s_OMITTED", fl->name);
+				r |= entry_add_u64(out, name, total - rmax);
+			}
+			continue;
+		}
+		v = fl->numeric ? strdup(fl->value) : cut_utf8(fl->value, vmax);
+		if (!v)
+			return -ENOMEM;
+		r |= entry_add_full(out, fl->name, v, fl->numeric);
+		free(v);
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+
+static int format_capped(enum siem_protocol p, const struct entry *e,
+			 const struct siem_format *f, struct strbuf *out)
+{
+	static const struct { size_t vmax, rmax; } steps[] = {
+		{ 1024, 8 }, { 256, 4 }, { 128, 2 }, { 64, 1 },
+	};
+	size_t max = f->max_message;
+	struct entry small;
+	int r;
+
+	r = format_unframed(p, e, f, out);
+	if (r < 0 || !max || out->len <= max)
+		return r;
+	if (max < SIEM_MESSAGE_MIN)
+		max = SIEM_MESSAGE_MIN;
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		r = reduce(e, &small, steps[s].vmax, steps[s].rmax, SIZE_MAX);
+		if (r == 0)
+			r = format_unframed(p, &small, f, out);
+		entry_free(&small);
+		if (r < 0 || out->len <= max)
+			return r;
+	}
+	/* the last fields go, one by one: the message, TRUNCATED and the first ones stay */
+	for (size_t keep = e->n_fields; keep-- > 0;) {
+		r = reduce(e, &small, 64, 1, keep);
+		if (r == 0)
+			r = format_unframed(p, &small, f, out);
+		entry_free(&small);
+		if (r < 0 || out->len <= max)
+			return r;
+	}
+	return -EMSGSIZE;	/* a header longer than SIEM_MESSAGE_MIN: cannot happen */
+}
+
 int siem_format_wire(enum siem_protocol p, const struct entry *e,
 		     const struct siem_format *f, struct strbuf *out)
 {
 	struct strbuf msg = STRBUF_INIT;
 	int r;
 
-	switch (p) {
-	case SIEM_UDP:
-		return siem_format_rfc5424(e, f, out);
-	case SIEM_TCP:
-		r = siem_format_rfc5424(e, f, &msg);
-		if (r == 0)
-			r = sb_printf(out, "%zu ", msg.len);
-		if (r == 0)
-			r = sb_put(out, msg.buf, msg.len);
-		sb_free(&msg);
-		return r;
-	case SIEM_JSON:
-		r = siem_format_json(e, f, out);
-		return r < 0 ? r : sb_putc(out, '\n');
-	default:
+	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON)
 		return -EINVAL;
-	}
+	r = format_capped(p, e, f, &msg);
+	if (r == 0 && p == SIEM_TCP)
+		r = sb_printf(out, "%zu ", msg.len);
+	if (r == 0)
+		r = sb_put(out, msg.buf, msg.len);
+	if (r == 0 && p == SIEM_JSON)
+		r = sb_putc(out, '\n');
+	sb_free(&msg);
+	return r;
 }

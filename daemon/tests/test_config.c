@@ -74,6 +74,11 @@ START_TEST(test_good)
 	ck_assert_uint_eq(cfg.corr.kill_coalesce_ms, 0);
 	/* v2 kinds: forwarded by default, selectable by name */
 	config_defaults(&cfg);
+	ck_assert_uint_eq(cfg.fwd.max_message, 8192);
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_max_message = 4K\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.fwd.max_message, 4096);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_max_message = 1K\n", &cfg), 0);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_max_message = 64K\n", &cfg), 0);
 	ck_assert(cfg.siem_kinds & (1u << ENTRY_BAN));
 	ck_assert(cfg.siem_kinds & (1u << ENTRY_UNBAN));
 	ck_assert_int_eq(config_parse_string("test.conf", "siem_kinds = ban,unban\n", &cfg), 0);

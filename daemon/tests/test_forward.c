@@ -311,7 +311,7 @@ START_TEST(test_udp)
 	pump_until(f, &rv, SIEM_UDP, 3, 5000);
 	ck_assert_int_eq(rv.datagrams, 3);
 	/* each datagram is exactly one RFC 5424 message */
-	fmt = (struct siem_format){ "testhost", "brute-reportd", (int)getpid(), LOG_AUTHPRIV };
+	fmt = (struct siem_format){ "testhost", "brute-reportd", (int)getpid(), LOG_AUTHPRIV, 0 };
 	mk(&e, 0);
 	siem_format_rfc5424(&e, &fmt, &want);
 	sb_putc(&want, '\n');
@@ -327,6 +327,140 @@ START_TEST(test_udp)
 }
 END_TEST
 
+/* Run the forwarder until the receiver's bytes contain needle (or timeout). */
+static void pump_until_data(struct forward *f, struct receiver *rv, const char *needle, int timeout_ms)
+{
+	uint64_t end = now_monotonic_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		struct pollfd p;
+		bool have = forward_pollfd(f, &p), found;
+
+		pthread_mutex_lock(&rv->lock);
+		found = strstr(sb_str(&rv->data), needle) != NULL;
+		pthread_mutex_unlock(&rv->lock);
+		if ((found && forward_idle(f)) || now_monotonic_ms() > end)
+			return;
+		poll(have ? &p : NULL, have ? 1 : 0, 10);
+		forward_dispatch(f, have ? p.revents : 0, now_monotonic_ms());
+	}
+}
+
+/* A kill entry of 12 tasks with 2.7 KB paths (chosen by the attacker): 70 KB unformatted. */
+static void mk_huge_kill(struct entry *e)
+{
+	char path[2701];
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	entry_init(e, ENTRY_KILL, LOG_CRIT, 1700000000000000ull);
+	entry_set_message(e, "Killed 12 tasks of hierarchy 1 (%s): pids 1,2,3,4,5,6,7,8,9,10,11,12", path);
+	entry_add(e, "HIERARCHY", "4294967396");
+	entry_add_u64(e, "KILLED_COUNT", 12);
+	entry_add(e, "KILLED_PIDS", "1,2,3,4,5,6,7,8,9,10,11,12");
+	for (int i = 0; i < 12; i++)
+		entry_addf(e, "KILLED_TASK", "pid=%d uid=1000 auid=1000 ses=3 comm=\"x\" exe=\"%s\"", i + 1, path);
+	entry_add(e, "EXE", path);
+}
+
+/*
+ * issue 11 #2: one oversized entry over UDP failed with EMSGSIZE and was
+ * retried forever: nothing after it was ever delivered.  Every message
+ * now fits siem_max_message; the attack after it arrives.
+ */
+START_TEST(test_oversized_entry_udp)
+{
+	const char *dir = make_tmpdir();
+	struct receiver rv = { .type = SOCK_DGRAM };
+	struct forward_config cfg;
+	struct spool *sp;
+	struct forward *f;
+	struct entry e;
+	const char *second;
+
+	pthread_mutex_init(&rv.lock, NULL);
+	receiver_start(&rv);
+	cfg = cfg_for(SIEM_UDP, rv.port);
+	cfg.max_message = 8192;
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	f = forward_new(&cfg, sp);
+	mk_huge_kill(&e);
+	ck_assert_int_eq(forward_submit(f, &e), 0);
+	entry_free(&e);
+	submit(f, 7, 8);
+	pump_until(f, &rv, SIEM_UDP, 2, 5000);
+	receiver_stop(&rv);
+	ck_assert_int_eq(rv.datagrams, 2);
+	ck_assert(forward_idle(f));
+	/* the receiver appends '\n' per datagram */
+	second = strchr(rv.data.buf, '\n');
+	ck_assert_uint_le((size_t)(second - rv.data.buf), 8192);
+	ck_assert(strstr(rv.data.buf, " KILL [brute@32473 ") != NULL);
+	ck_assert(strstr(rv.data.buf, "killed_count=\"12\"") != NULL);
+	ck_assert(strstr(rv.data.buf, "truncated=\"1\"") != NULL);
+	ck_assert(strstr(second + 1, "seq=\"7\"") != NULL);
+	forward_free(f);
+	spool_close(sp);
+	sb_free(&rv.data);
+	pthread_mutex_destroy(&rv.lock);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Over TCP (octet counting and JSON lines) the same entry is one capped message too. */
+START_TEST(test_oversized_entry_tcp)
+{
+	for (int proto = SIEM_TCP; proto <= SIEM_JSON; proto++) {
+		const char *dir = make_tmpdir();
+		struct receiver rv = { .type = SOCK_STREAM };
+		struct forward_config cfg;
+		struct spool *sp;
+		struct forward *f;
+		struct entry e;
+		int seqs[4];
+		const char *nl;
+
+		pthread_mutex_init(&rv.lock, NULL);
+		receiver_start(&rv);
+		cfg = cfg_for(proto, rv.port);
+		cfg.max_message = 4096;
+		ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+		f = forward_new(&cfg, sp);
+		mk_huge_kill(&e);
+		ck_assert_int_eq(forward_submit(f, &e), 0);
+		entry_free(&e);
+		submit(f, 0, 1);
+		pump_until_data(f, &rv, proto == SIEM_JSON ? "\"seq\":0" : "seq=\"0\"", 10000);
+		receiver_stop(&rv);
+		ck_assert_uint_gt(rv.data.len, 0);
+		if (proto == SIEM_TCP) {
+			unsigned long n = strtoul(rv.data.buf, NULL, 10);
+
+			ck_assert_uint_le(n, 4096);
+			/* two frames, the second the attack: framing intact after the cut */
+			ck_assert(strstr(rv.data.buf, "killed_count=\"12\"") != NULL);
+			ck_assert_int_eq(parse_frames(rv.data.buf + (strchr(rv.data.buf, ' ') - rv.data.buf) + 1 + n,
+						      rv.data.len - (size_t)(strchr(rv.data.buf, ' ') - rv.data.buf) - 1 - n,
+						      seqs, 4), 1);
+		} else {
+			nl = strchr(rv.data.buf, '\n');
+			ck_assert_ptr_nonnull(nl);
+			ck_assert_uint_le((size_t)(nl - rv.data.buf), 4096);
+			ck_assert(nl[-1] == '}');
+			ck_assert(strstr(rv.data.buf, "\"killed_count\":12") != NULL);
+			ck_assert(strstr(rv.data.buf, "\"truncated\":1") != NULL);
+			ck_assert_int_eq(json_lines(nl + 1, seqs, 4), 1);
+		}
+		forward_free(f);
+		spool_close(sp);
+		sb_free(&rv.data);
+		pthread_mutex_destroy(&rv.lock);
+		rm_rf(dir);
+	}
+}
+END_TEST
+
 Suite *forward_suite(void)
 {
 	Suite *s = suite_create("forward");
@@ -336,6 +470,8 @@ Suite *forward_suite(void)
 	tcase_add_test(tc, test_tcp_octet_counting_outage);
 	tcase_add_test(tc, test_json_lines_outage);
 	tcase_add_test(tc, test_udp);
+	tcase_add_test(tc, test_oversized_entry_udp);
+	tcase_add_test(tc, test_oversized_entry_tcp);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,7 @@
 #include "tests.h"
 #include "siem.h"
 
-static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV };
+static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0 };
 
 static void mk_entry(struct entry *e)
 {
@@ -238,6 +238,62 @@ START_TEST(test_json_unique_keys)
 }
 END_TEST
 
+/* issue 11 #2: every message fits max_message, summarized, still well-formed */
+START_TEST(test_capped)
+{
+	struct siem_format capped = fmt;
+	struct strbuf sb = STRBUF_INIT;
+	struct entry e;
+	char path[3000];
+
+	memset(path, 'q', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	entry_init(&e, ENTRY_KILL, LOG_CRIT, 1700000000123456ull);
+	entry_set_message(&e, "Killed 40 tasks (%s)", path);
+	entry_add_u64(&e, "KILLED_COUNT", 40);
+	for (int i = 0; i < 40; i++)
+		entry_addf(&e, "KILLED_TASK", "pid=%d exe=\"%s\"", i, path);
+	/* a multibyte character right at a cut point stays whole */
+	entry_addf(&e, "EXE", "%.1023s\xc3\xa9tail", path);
+	for (size_t max = 2048; max <= 16384; max *= 2) {
+		capped.max_message = max;
+		for (int proto = SIEM_UDP; proto <= SIEM_JSON; proto++) {
+			const char *msg;
+			size_t len;
+
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_wire(proto, &e, &capped, &sb), 0);
+			msg = proto == SIEM_TCP ? strchr(sb.buf, ' ') + 1 : sb.buf;
+			len = sb.len - (size_t)(msg - sb.buf) - (proto == SIEM_JSON);
+			ck_assert_msg(len <= max, "%s: %zu > %zu", siem_protocol_name(proto), len, max);
+			if (proto == SIEM_TCP)
+				ck_assert_uint_eq(strtoul(sb.buf, NULL, 10), len);
+			if (proto == SIEM_JSON) {
+				sb.buf[--sb.len] = '\0';
+				assert_unique_keys(sb.buf);
+				ck_assert(strstr(sb.buf, "\"killed_count\":40") != NULL);
+				ck_assert(strstr(sb.buf, "\"truncated\":1") != NULL);
+				ck_assert(strstr(sb.buf, "\"killed_task_omitted\":") != NULL);
+			} else {
+				ck_assert(strstr(sb.buf, "killed_count=\"40\"") != NULL);
+				ck_assert(strstr(sb.buf, "truncated=\"1\"") != NULL);
+			}
+			for (const unsigned char *p = (const unsigned char *)sb.buf; *p; p++)
+				ck_assert(*p != 0xc3 || p[1] == 0xa9);	/* no half character */
+		}
+	}
+	/* an entry that fits is not touched */
+	capped.max_message = 8192;
+	sb_reset(&sb);
+	entry_free(&e);
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_wire(SIEM_UDP, &e, &capped, &sb), 0);
+	ck_assert(strstr(sb.buf, "truncated") == NULL);
+	sb_free(&sb);
+	entry_free(&e);
+}
+END_TEST
+
 Suite *siem_suite(void)
 {
 	Suite *s = suite_create("siem");
@@ -251,6 +307,7 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_v2_ban_alerts);
 	tcase_add_test(tc, test_hostile_names_wire);
 	tcase_add_test(tc, test_json_unique_keys);
+	tcase_add_test(tc, test_capped);
 	suite_add_tcase(s, tc);
 	return s;
 }
