@@ -31,6 +31,8 @@ struct spool {
 	uint64_t size;		/* file size */
 	uint64_t max_bytes;
 	bool sync;
+	bool dropping;		/* drops were logged; reset when the spool drains */
+	uint64_t dropped_at_log;
 	struct spool_stats stats;
 };
 
@@ -370,6 +372,12 @@ int spool_ack(struct spool *s, uint64_t pos)
 	}
 	if (s->head == old)
 		return 0;
+	if (spool_empty(s) && s->dropping) {
+		log_warning("spool %s: delivered again; %llu entries were dropped during the outage",
+			   s->path, (unsigned long long)(s->stats.dropped - s->dropped_at_log));
+		s->dropping = false;
+		s->dropped_at_log = s->stats.dropped;
+	}
 	if (spool_empty(s) || (off_of(s, s->head) - HDR_SIZE > COMPACT_MIN &&
 			       off_of(s, s->head) - HDR_SIZE > (s->size - HDR_SIZE) / 2))
 		r = compact(s);
@@ -378,25 +386,53 @@ int spool_ack(struct spool *s, uint64_t pos)
 	return r;
 }
 
+/*
+ * Make room for a record of need bytes so that the file stays within
+ * max_bytes: reclaim the delivered prefix, and if that is not enough drop
+ * the oldest records down to 3/4 of the limit (so that the next drops and
+ * compactions come in batches, not one rewrite per append).
+ */
+static int make_room(struct spool *s, uint64_t need)
+{
+	uint64_t room = s->max_bytes > HDR_SIZE ? s->max_bytes - HDR_SIZE : 0;
+	bool dropped = false;
+
+	if (need > room * 3 / 4)
+		return -EMSGSIZE;
+	if (s->size + need <= s->max_bytes)
+		return 0;
+	if (s->stats.bytes + need > room) {
+		while (s->stats.records > 0 && s->stats.bytes + need > room * 3 / 4) {
+			if (pop(s) < 0)
+				break;
+			s->stats.dropped++;
+			dropped = true;
+		}
+	}
+	if (dropped && !s->dropping) {
+		log_warning("spool %s full (spool_max_size %llu bytes): dropping the oldest entries until the receiver takes them again; they are counted",
+			    s->path, (unsigned long long)s->max_bytes);
+		s->dropping = true;
+	}
+	return compact(s);
+}
+
 int spool_append(struct spool *s, const void *data, size_t len)
 {
 	unsigned char h[REC_HDR];
 	struct iovec iov[2];
 	uint32_t v;
-	uint64_t off = s->size;
+	uint64_t off;
 	ssize_t n;
-	bool dropped = false;
+	int r;
 
 	if (len > SPOOL_RECORD_MAX)
 		return -EMSGSIZE;
-	while (s->stats.records > 0 && s->stats.bytes + REC_HDR + len > s->max_bytes) {
-		if (pop(s) < 0)
-			break;
-		s->stats.dropped++;
-		dropped = true;
-	}
-	if (dropped)
-		persist_head(s);
+	r = make_room(s, REC_HDR + len);
+	if (r < 0)
+		return r;
+	persist_head(s);
+	off = s->size;
 
 	v = htole32(REC_MAGIC);
 	memcpy(h, &v, 4);
@@ -412,16 +448,14 @@ int spool_append(struct spool *s, const void *data, size_t len)
 		n = pwritev(s->fd, iov, 2, (off_t)off);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)(REC_HDR + len)) {
-		int r = n < 0 ? -errno : -EIO;
-
+		r = n < 0 ? -errno : -EIO;
 		/* never leave a partial record behind */
 		if (ftruncate(s->fd, (off_t)off) < 0)
 			log_warning("spool %s: cannot cut partial record: %m", s->path);
 		return r;
 	}
 	if (s->sync && fdatasync(s->fd) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		if (ftruncate(s->fd, (off_t)off) < 0)
 			log_warning("spool %s: cannot cut unsynced record: %m", s->path);
 		return r;
