@@ -485,3 +485,23 @@ int config_load(const char *path, struct brute_config *cfg)
 	fclose(f);
 	return r;
 }
+
+int config_read(const char *path, bool required, struct brute_config *cfg)
+{
+	struct brute_config n;
+	int r;
+
+	config_defaults(&n);
+	r = config_load(path, &n);
+	if (r == -ENOENT && !required) {
+		log_debug("%s does not exist, using defaults", path);
+		r = 0;
+	} else if (r == -ENOENT) {
+		log_error("cannot open %s: %s", path, strerror(-r));
+	} else if (r < 0 && r != -EINVAL && r != -EPERM) {
+		log_error("cannot read %s: %s", path, strerror(-r));
+	}
+	if (r == 0)
+		*cfg = n;
+	return r;
+}

@@ -204,21 +204,10 @@ static int parse_argv(int argc, char **argv, struct args *a)
 	return 1;
 }
 
-static int load_config(const struct args *a, struct brute_config *cfg)
+/* At a reload the file must be there: a missing one keeps the running configuration. */
+static int load_config(const struct args *a, struct brute_config *cfg, bool reloading)
 {
-	int r;
-
-	config_defaults(cfg);
-	r = config_load(a->config_path, cfg);
-	if (r == -ENOENT && !a->config_given) {
-		log_debug("%s does not exist, using defaults", a->config_path);
-		return 0;
-	}
-	if (r == -ENOENT)
-		log_error("cannot open %s: %s", a->config_path, strerror(-r));
-	else if (r < 0 && r != -EINVAL && r != -EPERM)
-		log_error("cannot read %s: %s", a->config_path, strerror(-r));
-	return r;
+	return config_read(a->config_path, a->config_given || reloading, cfg);
 }
 
 static void apply_log_level(const struct daemon *d)
@@ -236,7 +225,7 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	return a->protocol == b->protocol && !strcmp(a->host, b->host) &&
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
-	       a->facility == b->facility;
+	       a->facility == b->facility && a->max_message == b->max_message;
 }
 
 static int setup_siem(struct daemon *d)
@@ -294,7 +283,7 @@ static void reload(struct daemon *d)
 	bool siem_changed;
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)now_monotonic_ms() * 1000);
-	if (load_config(&d->args, &n) < 0) {
+	if (load_config(&d->args, &n, true) < 0) {
 		log_error("reload failed, keeping the current configuration");
 		sd_notify(0, "READY=1");
 		return;
@@ -527,7 +516,7 @@ static int run(int argc, char **argv)
 		log_set_max_level(d.args.log_level);
 
 	/* configuration file first, then the command line on top */
-	r = load_config(&d.args, &d.cfg);
+	r = load_config(&d.args, &d.cfg, false);
 	if (r < 0)
 		return r;
 	apply_log_level(&d);
