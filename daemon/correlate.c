@@ -442,7 +442,9 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	entry_init(&e, ENTRY_CLOSED, inc->attacks ? LOG_NOTICE : LOG_INFO, ts_usec);
 	add_id(&e, "HIERARCHY", h->id);
 	entry_add(&e, "CLOSE_REASON", reason);
-	entry_add_u64(&e, "DURATION_MS", (inc->last_usec - inc->opened_usec) / 1000);
+	/* audit time may step back (NTP): a duration never underflows */
+	entry_add_u64(&e, "DURATION_MS", inc->last_usec > inc->opened_usec ?
+			  (inc->last_usec - inc->opened_usec) / 1000 : 0);
 	entry_add_u64(&e, "CRASHES", inc->crashes);
 	entry_add_u64(&e, "FAULTS", inc->faults);
 	entry_add_u64(&e, "EMA_MS", inc->ema_ms);
@@ -867,7 +869,8 @@ static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t n
 	add_record_target(&e, r);
 	entry_add(&e, "TARGET_NAME", r->target_name);
 	entry_add_u64(&e, "BAN_S", r->ban_s);
-	if (format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
+	if (r->ban_s <= BRUTE_TIME_MAX &&
+	    format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
 		entry_add(&e, "BAN_UNTIL", until);
 	add_id(&e, "HIERARCHY", r->hierarchy);
 	if (t && t->charges) {

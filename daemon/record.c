@@ -326,7 +326,9 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	r->type = type;
 	ts = auparse_get_timestamp(au);
 	if (ts) {
-		r->sec = (uint64_t)ts->sec;
+		/* a negative or absurd audit time: not an RFC 3339 year, keep it in range */
+		r->sec = ts->sec < 0 ? 0 : (uint64_t)ts->sec > BRUTE_TIME_MAX ? BRUTE_TIME_MAX :
+			 (uint64_t)ts->sec;
 		r->milli = ts->milli;
 		r->serial = ts->serial;
 	}

@@ -40,6 +40,9 @@ unsigned boundary_from_name(const char *name);	/* 0 if unknown */
 int boundaries_from_list(const char *list, unsigned *mask);
 void boundaries_to_list(unsigned mask, char *buf, size_t len);
 
+/* 9999-12-31T23:59:59Z: record times are clamped to 0..this */
+#define BRUTE_TIME_MAX 253402300799ull
+
 #define BRUTE_COMM_MAX 64
 #define BRUTE_PATH_MAX 4096
 #define BRUTE_NAME_MAX 64

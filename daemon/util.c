@@ -305,6 +305,9 @@ int format_rfc3339(uint64_t usec, char *buf, size_t len)
 	struct tm tm;
 	char tmp[32];
 
+	/* RFC 3339 has 4-digit years */
+	if (usec / 1000000 > 253402300799ull)
+		return -ERANGE;
 	if (!gmtime_r(&sec, &tm))
 		return -EINVAL;
 	if (strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)

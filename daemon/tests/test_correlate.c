@@ -734,6 +734,35 @@ START_TEST(test_v2_kill_summary_late)
 }
 END_TEST
 
+/* issue 11 #10: audit time stepping back (NTP) never underflows DURATION_MS */
+START_TEST(test_time_steps_back)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t h = 11ull << 32;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_CRASH, h, 5000);
+	r->faults = 1;
+	correlate_record(corr, r, 5000);
+	mk(r, BRUTE_TYPE_CRASH, h, 4000);	/* one second back */
+	r->faults = 2;
+	correlate_record(corr, r, 5001);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 4100);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 5002);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_str_eq(entry_get(&c.e[0], "DURATION_MS"), "0");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 Suite *correlate_suite(void)
 {
 	Suite *s = suite_create("correlate");
@@ -746,6 +775,7 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_idle_and_coalesce);
 	tcase_add_test(tc, test_partial_streams);
 	tcase_add_test(tc, test_allocated_boundaries);
+	tcase_add_test(tc, test_time_steps_back);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("captured");
 	tcase_add_test(tc, test_captured_fork);

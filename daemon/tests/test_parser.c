@@ -516,6 +516,26 @@ START_TEST(test_v2_malformed)
 }
 END_TEST
 
+/* issue 11 #10: a negative (or absurd) audit time is clamped into RFC 3339's range */
+START_TEST(test_time_range)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const char *l =
+		"type=UNKNOWN[1717] msg=audit(-100.000:10): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=expired denied=0\n"
+		"type=UNKNOWN[1717] msg=audit(99999999999999.000:11): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=expired denied=0\n";
+	char buf[40];
+
+	ck_assert_int_eq(parser_feed(p, l, strlen(l)), 0);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(rs->r[0].sec, 0);
+	ck_assert_uint_eq(rs->r[1].sec, BRUTE_TIME_MAX);
+	ck_assert_int_eq(format_rfc3339(rs->r[1].sec * 1000000 + 999999, buf, sizeof(buf)), 0);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
 Suite *parser_suite(void)
 {
 	Suite *s = suite_create("parser");
@@ -535,6 +555,7 @@ Suite *parser_suite(void)
 	tcase_add_test(tc, test_captured_netlink_equivalent);
 	tcase_add_test(tc, test_v2_records);
 	tcase_add_test(tc, test_v2_malformed);
+	tcase_add_test(tc, test_time_range);
 	suite_add_tcase(s, tc);
 	return s;
 }

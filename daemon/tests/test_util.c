@@ -85,6 +85,12 @@ START_TEST(test_rfc3339)
 
 	ck_assert_int_eq(format_rfc3339(1700000000123456ull, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "2023-11-14T22:13:20.123456Z");
+	/* issue 11 #10: no 6-digit years (a negative audit time cast to unsigned) */
+	ck_assert_int_eq(format_rfc3339(253402300799999999ull, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "9999-12-31T23:59:59.999999Z");
+	ck_assert_int_lt(format_rfc3339(253402300800000000ull, buf, sizeof(buf)), 0);
+	ck_assert_int_lt(format_rfc3339((uint64_t)-100 * 1000000, buf, sizeof(buf)), 0);
+	ck_assert_int_lt(format_rfc3339(UINT64_MAX, buf, sizeof(buf)), 0);
 }
 END_TEST
 
