@@ -20,6 +20,7 @@
 #define FILE_MAGIC	"BRSPOOL1"
 #define REC_MAGIC	0x31535242u	/* "BRS1" */
 #define COMPACT_MIN	(1024 * 1024)
+#define SPOOL_POS_MAX	(1ull << 62)	/* 4 EiB written: positions never get near overflow */
 
 struct spool {
 	int fd;
@@ -113,24 +114,43 @@ static int full_pread(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int write_header(struct spool *s, int fd)
+/* bytes 24..31 of the header: FNV-1a of bytes 0..23 (0 in spools written before it) */
+static uint64_t header_sum(const unsigned char *h)
 {
-	unsigned char h[HDR_SIZE] = { 0 };
+	uint32_t sum = fnv1a(h, 24);
+
+	return sum ? sum : 1;
+}
+
+static void header_bytes(const struct spool *s, unsigned char *h)
+{
 	uint64_t v;
 
+	memset(h, 0, HDR_SIZE);
 	memcpy(h, FILE_MAGIC, 8);
 	v = htole64(s->base);
 	memcpy(h + 8, &v, 8);
 	v = htole64(s->head);
 	memcpy(h + 16, &v, 8);
+	v = htole64(header_sum(h));
+	memcpy(h + 24, &v, 8);
+}
+
+static int write_header(struct spool *s, int fd)
+{
+	unsigned char h[HDR_SIZE];
+
+	header_bytes(s, h);
 	return full_pwrite(fd, h, sizeof(h), 0);
 }
 
 static int persist_head(struct spool *s)
 {
-	uint64_t v = htole64(s->head);
-	int r = full_pwrite(s->fd, &v, 8, 16);
+	unsigned char h[HDR_SIZE];
+	int r;
 
+	header_bytes(s, h);
+	r = full_pwrite(s->fd, h + 16, 16, 16);	/* head and checksum */
 	if (r == 0 && s->sync && fdatasync(s->fd) < 0)
 		r = -errno;
 	return r;
@@ -198,8 +218,22 @@ static int load(struct spool *s)
 	s->base = le64toh(v);
 	memcpy(&v, h + 16, 8);
 	s->head = le64toh(v);
-	if (s->head < s->base || off_of(s, s->head) > s->size)
+	memcpy(&v, h + 24, 8);
+	v = le64toh(v);
+	/*
+	 * A corrupt base or head would put every later position out of reach
+	 * (a tail that wraps around): checksum, and positions far from 2^64.
+	 */
+	if (v != 0 && v != header_sum(h))
 		return -EBADMSG;
+	if (s->base > SPOOL_POS_MAX || s->head < s->base || s->head - s->base > s->size - HDR_SIZE)
+		return -EBADMSG;
+	if (v == 0) {
+		/* a spool of the previous format: give it a checksum from now on */
+		r = write_header(s, s->fd);
+		if (r < 0)
+			return r;
+	}
 
 	/* count valid records; cut a torn or corrupt tail */
 	for (off = off_of(s, s->head); off < s->size;) {
@@ -422,16 +456,18 @@ int spool_append(struct spool *s, const void *data, size_t len)
 	unsigned char h[REC_HDR];
 	struct iovec iov[2];
 	uint32_t v;
-	uint64_t off;
+	uint64_t off, old_head;
 	ssize_t n;
 	int r;
 
 	if (len > SPOOL_RECORD_MAX)
 		return -EMSGSIZE;
+	old_head = s->head;
 	r = make_room(s, REC_HDR + len);
 	if (r < 0)
 		return r;
-	persist_head(s);
+	if (s->head != old_head)
+		persist_head(s);
 	off = s->size;
 
 	v = htole32(REC_MAGIC);

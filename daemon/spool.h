@@ -10,7 +10,8 @@
  * delivered prefix and, if that is not enough, drops the oldest messages
  * down to 3/4 of the limit (counted; logged once until the spool drains).
  *
- * File layout: 32 byte header "BRSPOOL1", base (u64), head (u64), 0 (u64);
+ * File layout: 32 byte header "BRSPOOL1", base (u64), head (u64), FNV-1a
+ * of the first 24 bytes (u64; 0 in older spools, accepted);
  * then records of magic "BRS1", length (u32), FNV-1a checksum (u32) and
  * payload.  Integers are little endian.  A torn or corrupt tail (crash
  * during append) is cut off at open.
