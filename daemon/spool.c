@@ -483,8 +483,19 @@ int spool_append(struct spool *s, const void *data, size_t len)
 	do
 		n = pwritev(s->fd, iov, 2, (off_t)off);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)(REC_HDR + len)) {
-		r = n < 0 ? -errno : -EIO;
+	r = n < 0 ? -errno : 0;
+	if (n >= 0 && (size_t)n < REC_HDR + len) {
+		/* a short write (disk full): the rest tells the real error, ENOSPC not EIO */
+		size_t done = (size_t)n;
+
+		if (done < REC_HDR)
+			r = full_pwrite(s->fd, h + done, REC_HDR - done, off + done);
+		if (r == 0)
+			r = full_pwrite(s->fd, (const char *)data + (done > REC_HDR ? done - REC_HDR : 0),
+					len - (done > REC_HDR ? done - REC_HDR : 0),
+					off + (done > REC_HDR ? done : REC_HDR));
+	}
+	if (r < 0) {
 		/* never leave a partial record behind */
 		if (ftruncate(s->fd, (off_t)off) < 0)
 			log_warning("spool %s: cannot cut partial record: %m", s->path);

@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <sched.h>
+#include <sys/mount.h>
+
 #include "tests.h"
+#include "output.h"
 #include "forward.h"
 #include "siem.h"
 #include "spool.h"
@@ -461,6 +466,58 @@ START_TEST(test_oversized_entry_tcp)
 }
 END_TEST
 
+/*
+ * issue 11 #10: a full disk was reported as "Input/output error" (a short
+ * write), once per entry.  The real error is reported, once, then summed
+ * up; the spool keeps no partial record.  The disk: a 64 KiB tmpfs in a
+ * mount namespace of this test's own process.
+ */
+START_TEST(test_disk_full)
+{
+	const char *dir = make_tmpdir();
+	struct forward_config cfg = cfg_for(SIEM_TCP, 9);
+	struct output o;
+	struct spool *sp;
+	char *log;
+	struct entry e;
+	int lines = 0;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("brute-test", dir, "tmpfs", 0, "size=64k,mode=0700") < 0) {
+		test_skip("forward: disk full needs a private tmpfs mount (root, CAP_SYS_ADMIN)");
+		rm_rf(dir);
+		return;
+	}
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	memset(&o, 0, sizeof(o));
+	o.forward = forward_new(&cfg, sp);
+	o.siem_kinds = ~0u;
+	stderr_capture_begin();
+	for (int i = 0; i < 2000; i++) {
+		mk(&e, i);
+		output_entry(&o, &e);
+		entry_free(&e);
+	}
+	log = stderr_capture_end();
+	ck_assert_uint_gt(o.forward_failed, 1000);
+	for (const char *p = log; (p = strstr(p, "cannot queue")); p++)
+		lines++;
+	ck_assert_msg(lines == 1, "%d lines:\n%.600s", lines, log);
+	ck_assert_msg(strstr(log, strerror(ENOSPC)) != NULL, "%.600s", log);
+	ck_assert(strstr(log, strerror(EIO)) == NULL);
+	free(log);
+	forward_free(o.forward);
+	spool_close(sp);
+	/* no partial record: a reopened spool has whole records only */
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	ck_assert_uint_eq(spool_get_stats(sp)->truncated_bytes, 0);
+	ck_assert_uint_eq(spool_get_stats(sp)->records, 2000 - o.forward_failed);
+	spool_close(sp);
+	umount(dir);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *forward_suite(void)
 {
 	Suite *s = suite_create("forward");
@@ -472,6 +529,7 @@ Suite *forward_suite(void)
 	tcase_add_test(tc, test_udp);
 	tcase_add_test(tc, test_oversized_entry_udp);
 	tcase_add_test(tc, test_oversized_entry_tcp);
+	tcase_add_test(tc, test_disk_full);
 	suite_add_tcase(s, tc);
 	return s;
 }
