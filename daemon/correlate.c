@@ -17,6 +17,8 @@
 #define TASKS_LISTED	16	/* KILLED_TASK fields (with their paths) in one entry */
 #define TARGETS_MAX	65536	/* (uid, target) entries: the kernel's table_size maximum */
 #define TARGET_BUCKETS	8192
+/* deallocated hierarchies remembered, so that a late record opens no ghost incident */
+#define DEAD_KEPT	4096
 /* once the kernel is seen to close kill groups with a summary record, wait for it */
 #define KILL_SUMMARY_WAIT_MS 1000
 
@@ -75,7 +77,9 @@ struct target {
 struct hier {
 	uint64_t id;
 	struct hier *hnext;
-	struct hier *prev, *next;	/* plain or incident LRU list */
+	struct hier *prev, *next;	/* LRU list: quiet, plain, incidents or dead */
+	struct list *list;		/* the one it is on */
+	bool dead;			/* deallocated: a tombstone, records ignored */
 	struct hier *kprev, *knext;	/* pending kill groups, by deadline */
 	bool kill_pending;
 	uint64_t last_ms;
@@ -100,7 +104,12 @@ struct correlate {
 	void *userdata;
 	struct hier **buckets;
 	size_t n_buckets;
-	struct list plain, incidents;
+	/*
+	 * quiet: no boundary crossed, no incident (evicted first); plain:
+	 * boundaries crossed, no incident; incidents; dead: tombstones of
+	 * deallocated hierarchies (not counted in stats.hierarchies).
+	 */
+	struct list quiet, plain, incidents, dead;
 	struct hier *khead, *ktail;
 	struct target **tbuckets;
 	struct target *thead, *ttail;	/* LRU: least recently charged first */
@@ -149,7 +158,20 @@ static void list_append(struct list *l, struct hier *h)
 
 static struct list *list_of(struct correlate *c, struct hier *h)
 {
-	return h->inc ? &c->incidents : &c->plain;
+	return h->dead ? &c->dead : h->inc ? &c->incidents : h->boundaries ? &c->plain : &c->quiet;
+}
+
+/* Onto the list its state says (at the tail: most recently active). */
+static void relist(struct correlate *c, struct hier *h)
+{
+	struct list *want = list_of(c, h);
+
+	if (h->list == want)
+		return;
+	if (h->list)
+		list_remove(h->list, h);
+	list_append(want, h);
+	h->list = want;
 }
 
 static void kill_list_remove(struct correlate *c, struct hier *h)
@@ -499,10 +521,9 @@ static void close_incident(struct correlate *c, struct hier *h, const char *reas
 		return;
 	emit_kills(c, h);
 	emit_closed(c, h, reason, dealloc, ts_usec);
-	list_remove(&c->incidents, h);
 	free_incident(h->inc);
 	h->inc = NULL;
-	list_append(&c->plain, h);
+	relist(c, h);
 	c->stats.closed++;
 	c->stats.incidents--;
 }
@@ -510,19 +531,38 @@ static void close_incident(struct correlate *c, struct hier *h, const char *reas
 static void drop_hier(struct correlate *c, struct hier *h)
 {
 	kill_list_remove(c, h);
-	list_remove(list_of(c, h), h);
+	list_remove(h->list, h);
 	hash_remove(c, h);
 	if (h->inc)
 		c->stats.incidents--;
 	free_incident(h->inc);
 	free(h->exe);
+	if (!h->dead)
+		c->stats.hierarchies--;
 	free(h);
+}
+
+/*
+ * The hierarchy was deallocated (its incident closed): keep only its id,
+ * so that a record arriving after it (a late kill or summary) is dropped
+ * instead of opening a ghost incident that only idleness would close.
+ */
+static void bury_hier(struct correlate *c, struct hier *h)
+{
+	kill_list_remove(c, h);
+	free(h->exe);
+	h->exe = NULL;
+	h->dead = true;
+	relist(c, h);
 	c->stats.hierarchies--;
+	if (c->dead.n > DEAD_KEPT)
+		drop_hier(c, c->dead.head);
 }
 
 static void evict_one(struct correlate *c)
 {
-	struct hier *h = c->plain.head;
+	/* the least recently active that never crossed a boundary, then any quiet one */
+	struct hier *h = c->quiet.head ? c->quiet.head : c->plain.head;
 
 	if (!h) {
 		h = c->incidents.head;
@@ -540,10 +580,10 @@ static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 	size_t k;
 
 	if (h) {
-		struct list *l = list_of(c, h);
-
-		list_remove(l, h);
-		list_append(l, h);
+		if (h->dead)
+			return h;
+		list_remove(h->list, h);
+		list_append(h->list, h);
 		h->last_ms = now_ms;
 		return h;
 	}
@@ -559,7 +599,7 @@ static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 	k = hash_u64(id, c->n_buckets);
 	h->hnext = c->buckets[k];
 	c->buckets[k] = h;
-	list_append(&c->plain, h);
+	relist(c, h);
 	c->stats.hierarchies++;
 	return h;
 }
@@ -572,8 +612,7 @@ static struct incident *open_incident(struct correlate *c, struct hier *h, uint6
 	if (!h->inc)
 		return NULL;
 	h->inc->opened_usec = h->inc->last_usec = usec;
-	list_remove(&c->plain, h);
-	list_append(&c->incidents, h);
+	relist(c, h);
 	c->stats.opened++;
 	c->stats.incidents++;
 	return h->inc;
@@ -1052,17 +1091,21 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 
 	if (r->type == BRUTE_TYPE_HIERARCHY && r->status == HIER_DEALLOCATED) {
 		h = hash_find(c, r->hierarchy);
-		if (!h)
+		if (!h || h->dead)
 			return 0;
 		h->boundaries |= r->boundaries;
 		close_incident(c, h, "deallocated", r, record_usec(r));
-		drop_hier(c, h);
+		bury_hier(c, h);
 		return 0;
 	}
 
 	h = get_hier(c, r->hierarchy, now_ms);
 	if (!h)
 		return -ENOMEM;
+	if (h->dead) {
+		c->stats.late++;
+		return 0;
+	}
 	/* any other record of the hierarchy ends a pending group of kills */
 	if (r->type != BRUTE_TYPE_KILL && h->kill_pending)
 		emit_kills(c, h);
@@ -1089,6 +1132,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	default:
 		break;
 	}
+	relist(c, h);	/* boundaries crossed: no longer among the first evicted */
 	return 0;
 }
 
@@ -1103,11 +1147,12 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 	       now_ms >= h->last_ms) {
 		close_incident(c, h, "idle", NULL, close_time_usec(c));
 	}
-	while ((h = c->plain.head) && now_ms >= h->last_ms &&
-	       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
-		drop_hier(c, h);
-		c->stats.expired++;
-	}
+	for (struct list *l = &c->quiet; l; l = l == &c->quiet ? &c->plain : NULL)
+		while ((h = l->head) && now_ms >= h->last_ms &&
+		       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
+			drop_hier(c, h);
+			c->stats.expired++;
+		}
 	/* quiet (uid, target) entries; a ban is kept until its end is seen or long past */
 	for (t = c->thead; t && now_ms >= t->last_ms &&
 	     now_ms - t->last_ms >= c->cfg.hierarchy_idle_ms; t = next) {
@@ -1128,6 +1173,8 @@ uint64_t correlate_next_deadline(const struct correlate *c)
 		d = c->incidents.head->last_ms + c->cfg.incident_idle_ms;
 	if (c->plain.head && c->plain.head->last_ms + c->cfg.hierarchy_idle_ms < d)
 		d = c->plain.head->last_ms + c->cfg.hierarchy_idle_ms;
+	if (c->quiet.head && c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms < d)
+		d = c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms;
 	return d;
 }
 
@@ -1177,10 +1224,14 @@ void correlate_free(struct correlate *c)
 {
 	if (!c)
 		return;
+	while (c->quiet.head)
+		drop_hier(c, c->quiet.head);
 	while (c->plain.head)
 		drop_hier(c, c->plain.head);
 	while (c->incidents.head)
 		drop_hier(c, c->incidents.head);
+	while (c->dead.head)
+		drop_hier(c, c->dead.head);
 	while (c->thead)
 		target_drop(c, c->thead);
 	free(c->tbuckets);

@@ -763,6 +763,101 @@ START_TEST(test_time_steps_back)
 }
 END_TEST
 
+/*
+ * issue 11 #10: a full table evicted the least recently active hierarchy,
+ * which may be a long-lived one that crossed a boundary: a later attack
+ * alert then lost its boundaries.  Hierarchies that never crossed one go first.
+ */
+START_TEST(test_evict_quiet_first)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t a = 12ull << 32;
+	int at;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	cfg.max_hierarchies = 50;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_BOUNDARY, a, 1000);
+	r->boundary = BOUNDARY_SETID;
+	correlate_record(corr, r, 1000);
+	for (uint64_t i = 1; i <= 200; i++) {	/* a flood of hierarchies that cross nothing */
+		mk(r, BRUTE_TYPE_HIERARCHY, a + i, 1000 + i);
+		r->status = HIER_ALLOCATED;
+		correlate_record(corr, r, 1000 + i);
+	}
+	ck_assert_uint_le(correlate_get_stats(corr)->hierarchies, 50);
+	for (uint64_t i = 1; i <= 5; i++) {
+		mk(r, i < 5 ? BRUTE_TYPE_CRASH : BRUTE_TYPE_ATTACK, a, 2000 + i * 10);
+		r->faults = i;
+		r->attack = ATTACK_FORK;
+		r->speed = SPEED_FAST;
+		r->action = ACTION_KILL;
+		correlate_record(corr, r, 2000 + i * 10);
+	}
+	at = find_entry(&c, ENTRY_ATTACK, 0);
+	ck_assert_int_ge(at, 0);
+	ck_assert_str_eq(entry_get(&c.e[at], "BOUNDARIES"), "setid");
+	ck_assert_str_eq(entry_get(&c.e[at], "CRASHES"), "4");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/* issue 11 #10: a record after the deallocation re-created a ghost incident */
+START_TEST(test_no_ghost_after_dealloc)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t h = 13ull << 32;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_CRASH, h, 1000);
+	r->faults = 1;
+	correlate_record(corr, r, 1000);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 1100);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 1100);
+	ck_assert_uint_eq(c.n, 1);
+	/* late: a kill, a crash, a second deallocation */
+	mk(r, BRUTE_TYPE_KILL, h, 1200);
+	r->opid = 5;
+	correlate_record(corr, r, 1200);
+	mk(r, BRUTE_TYPE_CRASH, h, 1300);
+	r->faults = 2;
+	correlate_record(corr, r, 1300);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 1400);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 1400);
+	correlate_tick(corr, 5000);
+	correlate_close_all(corr, "shutdown");
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(correlate_get_stats(corr)->incidents, 0);
+	ck_assert_uint_eq(correlate_get_stats(corr)->hierarchies, 0);
+	ck_assert_uint_eq(correlate_get_stats(corr)->late, 2);
+	/* the tombstones are bounded */
+	for (uint64_t i = 1; i <= 5000; i++) {
+		mk(r, BRUTE_TYPE_HIERARCHY, h + i, 2000);
+		r->status = HIER_ALLOCATED;
+		correlate_record(corr, r, 2000);
+		r->status = HIER_DEALLOCATED;
+		correlate_record(corr, r, 2000);
+	}
+	ck_assert_uint_eq(correlate_get_stats(corr)->hierarchies, 0);
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 Suite *correlate_suite(void)
 {
 	Suite *s = suite_create("correlate");
@@ -776,6 +871,8 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_partial_streams);
 	tcase_add_test(tc, test_allocated_boundaries);
 	tcase_add_test(tc, test_time_steps_back);
+	tcase_add_test(tc, test_evict_quiet_first);
+	tcase_add_test(tc, test_no_ghost_after_dealloc);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("captured");
 	tcase_add_test(tc, test_captured_fork);
