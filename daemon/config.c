@@ -115,6 +115,16 @@ static const char *p_max_hierarchies(const char *v, struct brute_config *c)
 	return e;
 }
 
+static const char *p_max_memory(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_size(v, 4u << 20, 64ull << 30, &n);
+
+	if (!e)
+		c->corr.max_memory = (size_t)n;
+	return e;
+}
+
 static const char *p_incident_idle(const char *v, struct brute_config *c)
 {
 	uint64_t n;
@@ -306,6 +316,7 @@ static const struct kw {
 } keywords[] = {
 	{ "netlink_rcvbuf",		p_netlink_rcvbuf },
 	{ "max_hierarchies",		p_max_hierarchies },
+	{ "max_memory",			p_max_memory },
 	{ "incident_idle_timeout",	p_incident_idle },
 	{ "hierarchy_idle_timeout",	p_hierarchy_idle },
 	{ "kill_coalesce_ms",		p_kill_coalesce },

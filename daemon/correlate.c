@@ -19,6 +19,8 @@
 #define TARGET_BUCKETS	8192
 /* deallocated hierarchies remembered, so that a late record opens no ghost incident */
 #define DEAD_KEPT	4096
+/* what malloc adds to each block, for the byte accounting (glibc: 8-16) */
+#define ALLOC_OVERHEAD	16
 /* once the kernel is seen to close kill groups with a summary record, wait for it */
 #define KILL_SUMMARY_WAIT_MS 1000
 
@@ -56,6 +58,7 @@ struct incident {
 	uint64_t target_ino;
 	uint64_t ban_s;			/* a ban was imposed (BRUTE_BAN) */
 	bool banned;
+	size_t bytes;			/* accounted: this, kills and their exe */
 };
 
 /*
@@ -91,6 +94,7 @@ struct hier {
 	char comm[32];
 	char *exe;
 	struct incident *inc;
+	size_t bytes;		/* accounted: this, its exe, its incident */
 };
 
 struct list {
@@ -121,6 +125,7 @@ struct correlate {
 void correlate_config_defaults(struct correlate_config *cfg)
 {
 	cfg->max_hierarchies = 131072;
+	cfg->max_memory = 192u << 20;
 	cfg->incident_idle_ms = 600 * 1000;
 	cfg->hierarchy_idle_ms = 24 * 3600 * 1000ull;
 	cfg->kill_coalesce_ms = 10;
@@ -283,7 +288,10 @@ static void emit(struct correlate *c, struct entry *e)
 	entry_free(e);
 }
 
-static void set_subject(struct hier *h, const struct brute_subject *s)
+static size_t str_bytes(const char *s);
+static void charge(struct correlate *c, struct hier *h, size_t add, size_t sub);
+
+static void set_subject(struct correlate *c, struct hier *h, const struct brute_subject *s)
 {
 	char *exe;
 
@@ -293,6 +301,7 @@ static void set_subject(struct hier *h, const struct brute_subject *s)
 		exe = strdup(s->exe);
 		if (!exe)
 			return;
+		charge(c, h, str_bytes(exe), str_bytes(h->exe));
 		free(h->exe);
 		h->exe = exe;
 	}
@@ -367,6 +376,20 @@ static void add_target(struct entry *e, uint32_t uid, uint32_t major, uint32_t m
 static void add_record_target(struct entry *e, const struct brute_record *r)
 {
 	add_target(e, r->attacker_uid, r->target_major, r->target_minor, r->target_ino);
+}
+
+static size_t str_bytes(const char *s)
+{
+	return s ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
+}
+
+/* Account delta bytes to h (and the total). */
+static void charge(struct correlate *c, struct hier *h, size_t add, size_t sub)
+{
+	h->bytes += add;
+	h->bytes -= sub;
+	c->stats.memory += add;
+	c->stats.memory -= sub;
 }
 
 static void free_incident(struct incident *inc)
@@ -521,6 +544,7 @@ static void close_incident(struct correlate *c, struct hier *h, const char *reas
 		return;
 	emit_kills(c, h);
 	emit_closed(c, h, reason, dealloc, ts_usec);
+	charge(c, h, 0, h->inc->bytes);
 	free_incident(h->inc);
 	h->inc = NULL;
 	relist(c, h);
@@ -539,6 +563,7 @@ static void drop_hier(struct correlate *c, struct hier *h)
 	free(h->exe);
 	if (!h->dead)
 		c->stats.hierarchies--;
+	c->stats.memory -= h->bytes;
 	free(h);
 }
 
@@ -550,6 +575,7 @@ static void drop_hier(struct correlate *c, struct hier *h)
 static void bury_hier(struct correlate *c, struct hier *h)
 {
 	kill_list_remove(c, h);
+	charge(c, h, 0, str_bytes(h->exe));
 	free(h->exe);
 	h->exe = NULL;
 	h->dead = true;
@@ -574,6 +600,30 @@ static void evict_one(struct correlate *c)
 	c->stats.evictions++;
 }
 
+/*
+ * Over max_memory (a hierarchy grew: a new path, kills): evict in the
+ * usual order, never keep itself (the one being updated).
+ */
+static void enforce_memory(struct correlate *c, struct hier *keep)
+{
+	while (c->stats.memory > c->cfg.max_memory) {
+		struct list *lists[] = { &c->quiet, &c->plain, &c->incidents };
+		struct hier *v = NULL;
+
+		for (size_t i = 0; i < ARRAY_SIZE(lists) && !v; i++) {
+			v = lists[i]->head;
+			if (v == keep)
+				v = v->next;
+		}
+		if (!v)
+			return;
+		if (v->inc)
+			close_incident(c, v, "evicted", NULL, close_time_usec(c));
+		drop_hier(c, v);
+		c->stats.evictions++;
+	}
+}
+
 static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 {
 	struct hier *h = hash_find(c, id);
@@ -587,11 +637,13 @@ static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 		h->last_ms = now_ms;
 		return h;
 	}
-	while (c->stats.hierarchies >= c->cfg.max_hierarchies && c->stats.hierarchies > 0)
+	while ((c->stats.hierarchies >= c->cfg.max_hierarchies ||
+		c->stats.memory > c->cfg.max_memory) && c->stats.hierarchies > 0)
 		evict_one(c);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	charge(c, h, sizeof(*h) + ALLOC_OVERHEAD, 0);
 	h->id = id;
 	h->last_ms = now_ms;
 	if (c->stats.hierarchies >= c->n_buckets)
@@ -611,6 +663,8 @@ static struct incident *open_incident(struct correlate *c, struct hier *h, uint6
 	h->inc = calloc(1, sizeof(*h->inc));
 	if (!h->inc)
 		return NULL;
+	h->inc->bytes = sizeof(*h->inc) + ALLOC_OVERHEAD;
+	charge(c, h, h->inc->bytes, 0);
 	h->inc->opened_usec = h->inc->last_usec = usec;
 	relist(c, h);
 	c->stats.opened++;
@@ -727,7 +781,7 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	}
 	h->boundaries |= r->boundary;
 	h->reported |= r->boundary;
-	set_subject(h, &subj);
+	set_subject(c, h, &subj);
 	if (!first || !c->cfg.boundary_entries)
 		return;
 
@@ -770,7 +824,7 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 		inc->n_periods++;
 	}
 	if (r->origin == r->hierarchy)
-		set_subject(h, &r->subj);
+		set_subject(c, h, &r->subj);
 }
 
 static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r,
@@ -1039,6 +1093,8 @@ static void on_kill(struct correlate *c, struct hier *h, const struct brute_reco
 			if (!k)
 				goto deadline;
 			inc->kills = k;
+			inc->bytes += (ncap - inc->cap_kills) * sizeof(*k) + (inc->cap_kills ? 0 : ALLOC_OVERHEAD);
+			charge(c, h, (ncap - inc->cap_kills) * sizeof(*k) + (inc->cap_kills ? 0 : ALLOC_OVERHEAD), 0);
 			inc->cap_kills = ncap;
 		}
 		k = &inc->kills[inc->n_kills_kept];
@@ -1048,6 +1104,8 @@ static void on_kill(struct correlate *c, struct hier *h, const struct brute_reco
 		k->ses = r->oses;
 		strtcpy(k->comm, r->ocomm, sizeof(k->comm));
 		k->exe = strdup(r->oexe);
+		inc->bytes += str_bytes(k->exe);
+		charge(c, h, str_bytes(k->exe), 0);
 		inc->n_kills_kept++;
 	}
 deadline:
@@ -1115,7 +1173,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		h->exec_parent = r->exec_parent;
 		/* kinds crossed so far, including inherited ones (network) */
 		h->boundaries |= r->boundaries;
-		set_subject(h, &r->subj);
+		set_subject(c, h, &r->subj);
 		break;
 	case BRUTE_TYPE_BOUNDARY:
 		on_boundary(c, h, r);
@@ -1133,6 +1191,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		break;
 	}
 	relist(c, h);	/* boundaries crossed: no longer among the first evicted */
+	enforce_memory(c, h);
 	return 0;
 }
 
@@ -1217,6 +1276,7 @@ void correlate_set_config(struct correlate *c, const struct correlate_config *cf
 		c->cfg.max_hierarchies = 1;
 	while (c->stats.hierarchies > c->cfg.max_hierarchies)
 		evict_one(c);
+	enforce_memory(c, NULL);
 	correlate_tick(c, now_ms);
 }
 

@@ -13,7 +13,9 @@
  * active hierarchy that never crossed a boundary is evicted, then the least
  * recently active one without an incident; only if every tracked
  * hierarchy has an open incident is the least recently active incident
- * closed (reason "evicted").  Evictions are counted.  The ids of the last
+ * closed (reason "evicted").  The same happens while the bytes kept
+ * (hierarchies, their paths, incidents with their killed tasks, pairs)
+ * exceed max_memory.  Evictions are counted.  The ids of the last
  * 4096 deallocated hierarchies are remembered: a record arriving after the
  * deallocation is ignored (counted as late), never a new incident.
  *
@@ -35,6 +37,7 @@
 
 struct correlate_config {
 	size_t max_hierarchies;
+	size_t max_memory;	/* bytes of hierarchies, incidents and pairs kept (approximate) */
 	uint64_t incident_idle_ms;
 	uint64_t hierarchy_idle_ms;
 	uint64_t kill_coalesce_ms;
@@ -53,6 +56,7 @@ struct correlate_stats {
 	uint64_t targets, charges, bans, unbans;
 	uint64_t orphans;	/* kill summaries for no open incident: ignored */
 	uint64_t late;		/* records of a hierarchy after its deallocation: ignored */
+	uint64_t memory;	/* bytes accounted now (compared with max_memory) */
 };
 
 /* The entry is owned by the correlator and freed after the call. */

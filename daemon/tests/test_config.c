@@ -75,6 +75,10 @@ START_TEST(test_good)
 	/* v2 kinds: forwarded by default, selectable by name */
 	config_defaults(&cfg);
 	ck_assert_uint_eq(cfg.fwd.max_message, 8192);
+	ck_assert_uint_eq(cfg.corr.max_memory, 192u << 20);
+	ck_assert_int_eq(config_parse_string("test.conf", "max_memory = 64M\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.corr.max_memory, 64u << 20);
+	ck_assert_int_lt(config_parse_string("test.conf", "max_memory = 1M\n", &cfg), 0);
 	ck_assert_int_eq(config_parse_string("test.conf", "siem_max_message = 4K\n", &cfg), 0);
 	ck_assert_uint_eq(cfg.fwd.max_message, 4096);
 	ck_assert_int_lt(config_parse_string("test.conf", "siem_max_message = 1K\n", &cfg), 0);

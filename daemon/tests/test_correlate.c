@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -858,6 +859,56 @@ START_TEST(test_no_ghost_after_dealloc)
 }
 END_TEST
 
+/*
+ * issue 11 #5: memory was bounded by count only: 131,072 hierarchies with
+ * 4 KiB paths took 550 MB, past the unit's MemoryMax.  max_memory bounds
+ * the bytes: here 20,000 hierarchies with distinct 4000-byte paths, each
+ * with an incident and a killed task, in 8 MiB; malloc's own count agrees.
+ */
+static void discard_cb(const struct entry *e, void *userdata)
+{
+	(void)e;
+	(void)userdata;
+}
+
+START_TEST(test_memory_bound)
+{
+	struct correlate_config cfg;
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	struct mallinfo2 before, after;
+	const uint64_t base = 14ull << 32;
+	const size_t max = 8u << 20;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	cfg.max_memory = max;
+	before = mallinfo2();
+	corr = correlate_new(&cfg, discard_cb, NULL);
+	for (uint64_t i = 0; i < 20000; i++) {
+		mk(r, BRUTE_TYPE_CRASH, base + i, 1000 + i);
+		r->faults = 1;
+		memset(r->subj.exe, 'a' + (int)(i % 26), 3999);
+		snprintf(r->subj.exe, 24, "/%llu/", (unsigned long long)i);
+		r->subj.exe[strlen(r->subj.exe)] = 'x';
+		r->subj.exe[3999] = '\0';
+		correlate_record(corr, r, 1000 + i);
+		mk(r, BRUTE_TYPE_KILL, base + i, 1000 + i);
+		r->opid = (uint32_t)i;
+		memset(r->oexe, 'o', 3999);
+		r->oexe[3999] = '\0';
+		correlate_record(corr, r, 1000 + i);
+		ck_assert_uint_le(correlate_get_stats(corr)->memory, max);
+	}
+	after = mallinfo2();
+	ck_assert_uint_gt(correlate_get_stats(corr)->evictions, 15000);
+	ck_assert_msg(after.uordblks - before.uordblks < 2 * max, "%zu bytes in use",
+		      after.uordblks - before.uordblks);
+	correlate_free(corr);
+	free(r);
+}
+END_TEST
+
 Suite *correlate_suite(void)
 {
 	Suite *s = suite_create("correlate");
@@ -873,6 +924,7 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_time_steps_back);
 	tcase_add_test(tc, test_evict_quiet_first);
 	tcase_add_test(tc, test_no_ghost_after_dealloc);
+	tcase_add_test(tc, test_memory_bound);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("captured");
 	tcase_add_test(tc, test_captured_fork);
