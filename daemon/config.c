@@ -29,6 +29,7 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.retry_max_ms = 60000;
 	cfg->fwd.facility = LOG_AUTHPRIV;
 	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
+	cfg->fwd.timeout_ms = 30000;
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
 	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
@@ -266,6 +267,16 @@ static const char *p_siem_retry_max(const char *v, struct brute_config *c)
 	return e;
 }
 
+static const char *p_siem_timeout(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 0, 3600, &n);
+
+	if (!e)
+		c->fwd.timeout_ms = n * 1000;
+	return e;
+}
+
 static const char *p_siem_max_message(const char *v, struct brute_config *c)
 {
 	uint64_t n;
@@ -331,6 +342,7 @@ static const struct kw {
 	{ "siem_retry_min",		p_siem_retry_min },
 	{ "siem_retry_max",		p_siem_retry_max },
 	{ "siem_max_message",		p_siem_max_message },
+	{ "siem_timeout",		p_siem_timeout },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },

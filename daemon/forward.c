@@ -46,6 +46,8 @@ struct forward {
 
 	struct strbuf scratch;
 	struct forward_stats stats;
+	uint64_t progress_ms;	/* connected, or last byte acknowledged/written */
+	uint64_t acked_bytes;
 };
 
 struct forward *forward_new(const struct forward_config *cfg, struct spool *spool)
@@ -139,10 +141,14 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 	}
 	f->state = r < 0 ? F_CONNECTING : F_UP;
 	f->stats.connected = f->state == F_UP;
+	f->progress_ms = now_ms;
+	f->acked_bytes = 0;
 }
 
-static void connected(struct forward *f)
+static void connected(struct forward *f, uint64_t now_ms)
 {
+	f->progress_ms = now_ms;
+	f->acked_bytes = 0;
 	f->state = F_UP;
 	f->stats.connected = true;
 	if (f->outage_logged)
@@ -153,17 +159,21 @@ static void connected(struct forward *f)
 }
 
 /* Drop acknowledged messages from the spool. */
-static void check_acks(struct forward *f)
+static void check_acks(struct forward *f, uint64_t now_ms)
 {
 	uint64_t acked = f->written;
 	int outq = 0;
 
-	if (f->ring_n == 0)
+	if (f->ring_n == 0 && f->cur_off == 0)
 		return;
 	if (f->cfg.protocol != SIEM_UDP) {
 		if (ioctl(f->fd, SIOCOUTQ, &outq) < 0)
 			return;
 		acked = f->written - (uint64_t)outq;
+	}
+	if (acked > f->acked_bytes) {
+		f->acked_bytes = acked;
+		f->progress_ms = now_ms;
 	}
 	while (f->ring_n && f->ring[f->ring_start].end_bytes <= acked) {
 		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
@@ -251,7 +261,7 @@ sent:
 		sb_reset(&f->cur);
 		f->cur_off = 0;
 		if (f->cfg.protocol == SIEM_UDP)
-			check_acks(f);
+			check_acks(f, now_ms);
 	}
 }
 
@@ -270,19 +280,22 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		int err = 0;
 		socklen_t len = sizeof(err);
 
-		if (!(revents & (POLLOUT | POLLERR | POLLHUP)))
+		if (!(revents & (POLLOUT | POLLERR | POLLHUP))) {
+			if (f->cfg.timeout_ms && now_ms - f->progress_ms >= f->cfg.timeout_ms)
+				fail(f, now_ms, "connect", ETIMEDOUT);
 			return;
+		}
 		if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
 			fail(f, now_ms, "connect", err);
 			return;
 		}
-		connected(f);
+		connected(f, now_ms);
 		revents = 0;
 	}
 	if (f->state == F_UP && f->stats.connected && f->outage_logged)
-		connected(f);
+		connected(f, now_ms);
 
 	/* the receiver never talks; readable means closed or error */
 	if (revents & (POLLIN | POLLERR | POLLHUP)) {
@@ -295,10 +308,19 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			return;
 		}
 	}
-	check_acks(f);
+	check_acks(f, now_ms);
 	pump(f, now_ms);
 	if (f->state == F_UP)
-		check_acks(f);
+		check_acks(f, now_ms);
+	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
+	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
+	    (f->ring_n || f->cur.len) && now_ms - f->progress_ms >= f->cfg.timeout_ms) {
+		f->stats.stalls++;
+		log_warning("SIEM receiver %s:%s (%s) took nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting",
+			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
+			    (unsigned long long)(now_ms - f->progress_ms), f->ring_n + (f->cur.len ? 1 : 0));
+		fail(f, now_ms, "no progress", ETIMEDOUT);
+	}
 }
 
 bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
@@ -317,6 +339,8 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)
+		return f->progress_ms + f->cfg.timeout_ms;
 	return UINT64_MAX;
 }
 

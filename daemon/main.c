@@ -225,7 +225,8 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	return a->protocol == b->protocol && !strcmp(a->host, b->host) &&
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
-	       a->facility == b->facility && a->max_message == b->max_message;
+	       a->facility == b->facility && a->max_message == b->max_message &&
+	       a->timeout_ms == b->timeout_ms;
 }
 
 static int setup_siem(struct daemon *d)

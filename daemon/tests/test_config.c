@@ -76,6 +76,10 @@ START_TEST(test_good)
 	config_defaults(&cfg);
 	ck_assert_uint_eq(cfg.fwd.max_message, 8192);
 	ck_assert_uint_eq(cfg.corr.max_memory, 192u << 20);
+	ck_assert_uint_eq(cfg.fwd.timeout_ms, 30000);
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_timeout = 5\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.fwd.timeout_ms, 5000);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_timeout = 3601\n", &cfg), 0);
 	ck_assert_int_eq(config_parse_string("test.conf", "max_memory = 64M\n", &cfg), 0);
 	ck_assert_uint_eq(cfg.corr.max_memory, 64u << 20);
 	ck_assert_int_lt(config_parse_string("test.conf", "max_memory = 1M\n", &cfg), 0);

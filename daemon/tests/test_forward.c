@@ -34,6 +34,7 @@ struct receiver {
 	struct strbuf data;	/* everything received, across connections */
 	int connections;
 	int datagrams;
+	int stall;		/* accept, then never read */
 };
 
 static void *receiver_main(void *arg)
@@ -43,16 +44,21 @@ static void *receiver_main(void *arg)
 	char buf[65536];
 
 	while (!rv->stop) {
-		struct pollfd p = { rv->type == SOCK_DGRAM ? rv->lfd : (cfd >= 0 ? cfd : rv->lfd), POLLIN, 0 };
+		struct pollfd p = { rv->type == SOCK_DGRAM || rv->stall ? rv->lfd : (cfd >= 0 ? cfd : rv->lfd),
+				    POLLIN, 0 };
 
 		if (poll(&p, 1, 20) <= 0)
 			continue;
-		if (rv->type == SOCK_STREAM && cfd < 0) {
-			cfd = accept(rv->lfd, NULL, NULL);
-			if (cfd >= 0) {
+		if (rv->type == SOCK_STREAM && (cfd < 0 || rv->stall)) {
+			int nfd = accept(rv->lfd, NULL, NULL);
+
+			if (nfd >= 0) {
 				pthread_mutex_lock(&rv->lock);
 				rv->connections++;
 				pthread_mutex_unlock(&rv->lock);
+				if (cfd >= 0)
+					close(cfd);	/* stalled: the old one is left unread */
+				cfd = nfd;
 			}
 			continue;
 		}
@@ -518,6 +524,71 @@ START_TEST(test_disk_full)
 }
 END_TEST
 
+/*
+ * issue 11 #7: a receiver that accepts and then never reads was never
+ * noticed (the connection stayed up forever).  No progress for
+ * timeout_ms with messages pending: warned about, reconnected.
+ */
+START_TEST(test_receiver_stops_reading)
+{
+	const char *dir = make_tmpdir();
+	struct receiver rv = { .type = SOCK_STREAM, .stall = 1 };
+	struct forward_config cfg;
+	struct spool *sp;
+	struct forward *f;
+	uint64_t end;
+	char *log;
+	int rcvbuf = 4096;
+
+	pthread_mutex_init(&rv.lock, NULL);
+	receiver_start(&rv);
+	setsockopt(rv.lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	cfg = cfg_for(SIEM_TCP, rv.port);
+	cfg.timeout_ms = 500;
+	ck_assert_int_eq(spool_open(dir, 64 << 20, false, &sp), 0);
+	f = forward_new(&cfg, sp);
+	/* ~8 MB: more than both socket buffers hold */
+	for (int i = 0; i < 40000; i++) {
+		struct entry e;
+
+		mk(&e, i);
+		entry_add_full(&e, "PAD", "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp", false);
+		ck_assert_int_eq(forward_submit(f, &e), 0);
+		entry_free(&e);
+	}
+	stderr_capture_begin();
+	end = now_monotonic_ms() + 20000;
+	while (forward_get_stats(f)->stalls == 0 && now_monotonic_ms() < end) {
+		struct pollfd p;
+		bool have = forward_pollfd(f, &p);
+
+		poll(have ? &p : NULL, have ? 1 : 0, 10);
+		forward_dispatch(f, have ? p.revents : 0, now_monotonic_ms());
+	}
+	/* and it connects again */
+	end = now_monotonic_ms() + 5000;
+	while (rv.connections < 2 && now_monotonic_ms() < end) {
+		struct pollfd p;
+		bool have = forward_pollfd(f, &p);
+
+		poll(have ? &p : NULL, have ? 1 : 0, 10);
+		forward_dispatch(f, have ? p.revents : 0, now_monotonic_ms());
+	}
+	log = stderr_capture_end();
+	ck_assert_uint_ge(forward_get_stats(f)->stalls, 1);
+	ck_assert_msg(strstr(log, "stopped reading") != NULL, "%.600s", log);
+	ck_assert_int_ge(rv.connections, 2);
+	ck_assert(!forward_idle(f));	/* nothing was lost: still spooled */
+	free(log);
+	receiver_stop(&rv);
+	forward_free(f);
+	spool_close(sp);
+	sb_free(&rv.data);
+	pthread_mutex_destroy(&rv.lock);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *forward_suite(void)
 {
 	Suite *s = suite_create("forward");
@@ -530,6 +601,7 @@ Suite *forward_suite(void)
 	tcase_add_test(tc, test_oversized_entry_udp);
 	tcase_add_test(tc, test_oversized_entry_tcp);
 	tcase_add_test(tc, test_disk_full);
+	tcase_add_test(tc, test_receiver_stops_reading);
 	suite_add_tcase(s, tc);
 	return s;
 }
