@@ -39,6 +39,7 @@ struct forward_stats {
 	uint64_t connects, failures, sent, acked, skipped;
 	uint64_t refused;	/* messages the transport refused (EMSGSIZE): dropped */
 	uint64_t stalls;	/* connections dropped for lack of progress */
+	uint64_t resolve_timeouts; /* name resolutions abandoned (no answer in time) */
 	bool connected;
 };
 

@@ -589,6 +589,106 @@ START_TEST(test_receiver_stops_reading)
 }
 END_TEST
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * issue 11 #3: getaddrinfo() ran in the event loop on every reconnect; a
+ * resolver that does not answer stalled everything (8 s per retry).  Here
+ * /etc/hosts and /etc/resolv.conf are replaced in a private mount
+ * namespace; the name server is a UDP socket that never answers.  No
+ * dispatch may block; after the resolve timeout the last good address is
+ * used and the entry still arrives.
+ */
+START_TEST(test_dns_never_blocks)
+{
+	const char *dir = make_tmpdir();
+	struct receiver rv = { .type = SOCK_STREAM };
+	struct sockaddr_in ns = { .sin_family = AF_INET, .sin_port = htons(53) };
+	char hosts[512], resolv[512];
+	struct forward_config cfg;
+	struct spool *sp;
+	struct forward *f;
+	uint64_t end, worst = 0;
+	int nsfd, seqs[4];
+
+	snprintf(hosts, sizeof(hosts), "%s/hosts", dir);
+	snprintf(resolv, sizeof(resolv), "%s/resolv.conf", dir);
+	write_text(hosts, "127.0.0.1 siem.brute-test\n");
+	write_text(resolv, "nameserver 127.0.0.3\noptions timeout:3 attempts:2\n");
+	nsfd = socket(AF_INET, SOCK_DGRAM, 0);
+	ns.sin_addr.s_addr = htonl(0x7f000003);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(hosts, "/etc/hosts", NULL, MS_BIND, NULL) < 0 ||
+	    mount(resolv, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0 ||
+	    bind(nsfd, (struct sockaddr *)&ns, sizeof(ns)) < 0) {
+		test_skip("forward: DNS test needs a private mount namespace and port 53 (root)");
+		close(nsfd);
+		rm_rf(dir);
+		return;
+	}
+	pthread_mutex_init(&rv.lock, NULL);
+	receiver_start(&rv);
+	cfg = cfg_for(SIEM_TCP, rv.port);
+	snprintf(cfg.host, sizeof(cfg.host), "siem.brute-test");
+	cfg.timeout_ms = 500;
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	f = forward_new(&cfg, sp);
+	submit(f, 0, 1);
+	pump_until(f, &rv, SIEM_TCP, 1, 5000);
+	check_sequence(&rv, SIEM_TCP, 1);
+
+	/* the name disappears from /etc/hosts: now only the silent name server knows */
+	write_text(hosts, "# nothing\n");
+	receiver_stop(&rv);
+	submit(f, 1, 2);
+	end = now_monotonic_ms() + 400;
+	while (now_monotonic_ms() < end) {	/* the connection fails, a resolution starts */
+		uint64_t t0 = now_monotonic_ms();
+		struct pollfd p;
+		bool have = forward_pollfd(f, &p);
+
+		poll(have ? &p : NULL, have ? 1 : 0, 5);
+		t0 = now_monotonic_ms();
+		forward_dispatch(f, have ? p.revents : 0, t0);
+		if (now_monotonic_ms() - t0 > worst)
+			worst = now_monotonic_ms() - t0;
+	}
+	receiver_start(&rv);
+	end = now_monotonic_ms() + 8000;
+	while (received(&rv, SIEM_TCP, seqs, 4) < 2 && now_monotonic_ms() < end) {
+		uint64_t t0;
+		struct pollfd p;
+		bool have = forward_pollfd(f, &p);
+
+		poll(have ? &p : NULL, have ? 1 : 0, 5);
+		t0 = now_monotonic_ms();
+		forward_dispatch(f, have ? p.revents : 0, t0);
+		if (now_monotonic_ms() - t0 > worst)
+			worst = now_monotonic_ms() - t0;
+	}
+	ck_assert_msg(worst < 100, "a dispatch took %llu ms", (unsigned long long)worst);
+	ck_assert_uint_ge(forward_get_stats(f)->resolve_timeouts, 1);
+	ck_assert_int_eq(received(&rv, SIEM_TCP, seqs, 4), 2);
+	ck_assert_int_eq(seqs[1], 1);
+	receiver_stop(&rv);
+	forward_free(f);
+	spool_close(sp);
+	sb_free(&rv.data);
+	pthread_mutex_destroy(&rv.lock);
+	close(nsfd);
+	umount("/etc/hosts");
+	umount("/etc/resolv.conf");
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *forward_suite(void)
 {
 	Suite *s = suite_create("forward");
@@ -602,6 +702,7 @@ Suite *forward_suite(void)
 	tcase_add_test(tc, test_oversized_entry_tcp);
 	tcase_add_test(tc, test_disk_full);
 	tcase_add_test(tc, test_receiver_stops_reading);
+	tcase_add_test(tc, test_dns_never_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }
