@@ -28,9 +28,12 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.retry_min_ms = 1000;
 	cfg->fwd.retry_max_ms = 60000;
 	cfg->fwd.facility = LOG_AUTHPRIV;
+	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
+	cfg->fwd.timeout_ms = 30000;
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
-	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED;
+	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
+			  1u << ENTRY_BAN | 1u << ENTRY_UNBAN;
 	/* StateDirectory= may list several; the first is ours */
 	if (state && *state && *state == '/') {
 		size_t n = strcspn(state, ":");
@@ -110,6 +113,16 @@ static const char *p_max_hierarchies(const char *v, struct brute_config *c)
 
 	if (!e)
 		c->corr.max_hierarchies = (size_t)n;
+	return e;
+}
+
+static const char *p_max_memory(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_size(v, 4u << 20, 64ull << 30, &n);
+
+	if (!e)
+		c->corr.max_memory = (size_t)n;
 	return e;
 }
 
@@ -225,7 +238,7 @@ static const char *p_siem_kinds(const char *v, struct brute_config *c)
 		int k = entry_kind_from_name(tok);
 
 		if (k < 0)
-			return "expected a list of boundary, attack, kill, closed";
+			return "expected a list of boundary, attack, kill, closed, ban, unban";
 		m |= 1u << k;
 	}
 	if (!m)
@@ -251,6 +264,27 @@ static const char *p_siem_retry_max(const char *v, struct brute_config *c)
 
 	if (!e)
 		c->fwd.retry_max_ms = n * 1000;
+	return e;
+}
+
+static const char *p_siem_timeout(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 0, 3600, &n);
+
+	if (!e)
+		c->fwd.timeout_ms = n * 1000;
+	return e;
+}
+
+static const char *p_siem_max_message(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	/* a UDP datagram carries at most 65507 bytes over IPv4 */
+	const char *e = parse_size(v, SIEM_MESSAGE_MIN, 65507, &n);
+
+	if (!e)
+		c->fwd.max_message = (size_t)n;
 	return e;
 }
 
@@ -293,6 +327,7 @@ static const struct kw {
 } keywords[] = {
 	{ "netlink_rcvbuf",		p_netlink_rcvbuf },
 	{ "max_hierarchies",		p_max_hierarchies },
+	{ "max_memory",			p_max_memory },
 	{ "incident_idle_timeout",	p_incident_idle },
 	{ "hierarchy_idle_timeout",	p_hierarchy_idle },
 	{ "kill_coalesce_ms",		p_kill_coalesce },
@@ -306,6 +341,8 @@ static const struct kw {
 	{ "siem_kinds",			p_siem_kinds },
 	{ "siem_retry_min",		p_siem_retry_min },
 	{ "siem_retry_max",		p_siem_retry_max },
+	{ "siem_max_message",		p_siem_max_message },
+	{ "siem_timeout",		p_siem_timeout },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },
@@ -469,5 +506,25 @@ int config_load(const char *path, struct brute_config *cfg)
 	}
 	r = parse_stream(path, f, cfg);
 	fclose(f);
+	return r;
+}
+
+int config_read(const char *path, bool required, struct brute_config *cfg)
+{
+	struct brute_config n;
+	int r;
+
+	config_defaults(&n);
+	r = config_load(path, &n);
+	if (r == -ENOENT && !required) {
+		log_debug("%s does not exist, using defaults", path);
+		r = 0;
+	} else if (r == -ENOENT) {
+		log_error("cannot open %s: %s", path, strerror(-r));
+	} else if (r < 0 && r != -EINVAL && r != -EPERM) {
+		log_error("cannot read %s: %s", path, strerror(-r));
+	}
+	if (r == 0)
+		*cfg = n;
 	return r;
 }

@@ -35,6 +35,13 @@ void config_defaults(struct brute_config *cfg);
  * others is refused (-EPERM).  -ENOENT if it does not exist.
  */
 int config_load(const char *path, struct brute_config *cfg);
+/*
+ * Defaults, then path over them, into *cfg only if that succeeds.  A
+ * missing file is an error when required (a file named on the command
+ * line; any reload: a reload that cannot read its file must keep the
+ * running configuration), else it means the defaults.
+ */
+int config_read(const char *path, bool required, struct brute_config *cfg);
 /* Load from a string (tests); name is used in messages. */
 int config_parse_string(const char *name, const char *text, struct brute_config *cfg);
 

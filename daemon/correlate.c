@@ -14,6 +14,15 @@
 #define PERIODS_KEPT	16	/* recent crash periods kept per incident */
 #define KILLS_KEPT	256	/* killed tasks kept per incident (all are counted) */
 #define PIDS_LISTED	64	/* pids listed in one entry */
+#define TASKS_LISTED	16	/* KILLED_TASK fields (with their paths) in one entry */
+#define TARGETS_MAX	65536	/* (uid, target) entries: the kernel's table_size maximum */
+#define TARGET_BUCKETS	8192
+/* deallocated hierarchies remembered, so that a late record opens no ghost incident */
+#define DEAD_KEPT	4096
+/* what malloc adds to each block, for the byte accounting (glibc: 8-16) */
+#define ALLOC_OVERHEAD	16
+/* once the kernel is seen to close kill groups with a summary record, wait for it */
+#define KILL_SUMMARY_WAIT_MS 1000
 
 struct kill_task {
 	uint32_t pid, uid, auid, ses;
@@ -40,12 +49,40 @@ struct incident {
 	size_t group_first;		/* first kept kill of the pending group */
 	uint64_t kill_deadline;
 	char kill_audit_id[48];
+	uint64_t group_unreported;	/* kills of the pending group without a record */
+	uint64_t last_group_records;	/* per-process records of the last emitted group */
+
+	/* v2 exec attack: the (attacker uid, target) it was charged to */
+	bool has_target;
+	uint32_t attacker_uid, target_major, target_minor;
+	uint64_t target_ino;
+	uint64_t ban_s;			/* a ban was imposed (BRUTE_BAN) */
+	bool banned;
+	size_t bytes;			/* accounted: this, kills and their exe */
+};
+
+/*
+ * One (attacker uid, target inode) entry of the kernel's v2 table, as seen
+ * through its table-charge crash records, exec attacks and bans.
+ */
+struct target {
+	uint32_t uid, major, minor;
+	uint64_t ino;
+	struct target *hnext, *prev, *next;	/* hash chain, LRU list */
+	uint64_t last_ms;
+	uint64_t charges, faults, ema_ms;
+	uint64_t periods[PERIODS_KEPT];
+	uint64_t n_periods;
+	bool banned;
+	uint64_t ban_usec, ban_s, ban_hierarchy;
 };
 
 struct hier {
 	uint64_t id;
 	struct hier *hnext;
-	struct hier *prev, *next;	/* plain or incident LRU list */
+	struct hier *prev, *next;	/* LRU list: quiet, plain, incidents or dead */
+	struct list *list;		/* the one it is on */
+	bool dead;			/* deallocated: a tombstone, records ignored */
 	struct hier *kprev, *knext;	/* pending kill groups, by deadline */
 	bool kill_pending;
 	uint64_t last_ms;
@@ -57,6 +94,7 @@ struct hier {
 	char comm[32];
 	char *exe;
 	struct incident *inc;
+	size_t bytes;		/* accounted: this, its exe, its incident */
 };
 
 struct list {
@@ -70,8 +108,16 @@ struct correlate {
 	void *userdata;
 	struct hier **buckets;
 	size_t n_buckets;
-	struct list plain, incidents;
+	/*
+	 * quiet: no boundary crossed, no incident (evicted first); plain:
+	 * boundaries crossed, no incident; incidents; dead: tombstones of
+	 * deallocated hierarchies (not counted in stats.hierarchies).
+	 */
+	struct list quiet, plain, incidents, dead;
 	struct hier *khead, *ktail;
+	struct target **tbuckets;
+	struct target *thead, *ttail;	/* LRU: least recently charged first */
+	bool kill_summaries;		/* a v2 kill summary record was seen */
 	uint64_t last_record_usec;
 	struct correlate_stats stats;
 };
@@ -79,6 +125,7 @@ struct correlate {
 void correlate_config_defaults(struct correlate_config *cfg)
 {
 	cfg->max_hierarchies = 131072;
+	cfg->max_memory = 192u << 20;
 	cfg->incident_idle_ms = 600 * 1000;
 	cfg->hierarchy_idle_ms = 24 * 3600 * 1000ull;
 	cfg->kill_coalesce_ms = 10;
@@ -116,7 +163,20 @@ static void list_append(struct list *l, struct hier *h)
 
 static struct list *list_of(struct correlate *c, struct hier *h)
 {
-	return h->inc ? &c->incidents : &c->plain;
+	return h->dead ? &c->dead : h->inc ? &c->incidents : h->boundaries ? &c->plain : &c->quiet;
+}
+
+/* Onto the list its state says (at the tail: most recently active). */
+static void relist(struct correlate *c, struct hier *h)
+{
+	struct list *want = list_of(c, h);
+
+	if (h->list == want)
+		return;
+	if (h->list)
+		list_remove(h->list, h);
+	list_append(want, h);
+	h->list = want;
 }
 
 static void kill_list_remove(struct correlate *c, struct hier *h)
@@ -228,7 +288,10 @@ static void emit(struct correlate *c, struct entry *e)
 	entry_free(e);
 }
 
-static void set_subject(struct hier *h, const struct brute_subject *s)
+static size_t str_bytes(const char *s);
+static void charge(struct correlate *c, struct hier *h, size_t add, size_t sub);
+
+static void set_subject(struct correlate *c, struct hier *h, const struct brute_subject *s)
 {
 	char *exe;
 
@@ -238,6 +301,7 @@ static void set_subject(struct hier *h, const struct brute_subject *s)
 		exe = strdup(s->exe);
 		if (!exe)
 			return;
+		charge(c, h, str_bytes(exe), str_bytes(h->exe));
 		free(h->exe);
 		h->exe = exe;
 	}
@@ -284,17 +348,48 @@ static void add_boundaries(struct entry *e, const char *name, unsigned mask)
 	entry_add(e, name, buf);
 }
 
-static void add_periods(struct entry *e, const struct incident *inc)
+static void add_period_ring(struct entry *e, const uint64_t *periods, uint64_t n_periods)
 {
 	struct strbuf sb = STRBUF_INIT;
-	uint64_t n = inc->n_periods < PERIODS_KEPT ? inc->n_periods : PERIODS_KEPT;
+	uint64_t n = n_periods < PERIODS_KEPT ? n_periods : PERIODS_KEPT;
 
-	for (uint64_t i = inc->n_periods - n; i < inc->n_periods; i++)
+	for (uint64_t i = n_periods - n; i < n_periods; i++)
 		sb_printf(&sb, "%s%llu", sb.len ? "," : "",
-			  (unsigned long long)inc->periods[i % PERIODS_KEPT]);
+			  (unsigned long long)periods[i % PERIODS_KEPT]);
 	if (n)
 		entry_add(e, "PERIODS_MS", sb_str(&sb));
 	sb_free(&sb);
+}
+
+static void add_periods(struct entry *e, const struct incident *inc)
+{
+	add_period_ring(e, inc->periods, inc->n_periods);
+}
+
+static void add_target(struct entry *e, uint32_t uid, uint32_t major, uint32_t minor, uint64_t ino)
+{
+	entry_add_u64(e, "ATTACKER_UID", uid);
+	entry_addf(e, "TARGET_DEV", "%u:%u", major, minor);
+	entry_add_u64(e, "TARGET_INO", ino);
+}
+
+static void add_record_target(struct entry *e, const struct brute_record *r)
+{
+	add_target(e, r->attacker_uid, r->target_major, r->target_minor, r->target_ino);
+}
+
+static size_t str_bytes(const char *s)
+{
+	return s ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
+}
+
+/* Account delta bytes to h (and the total). */
+static void charge(struct correlate *c, struct hier *h, size_t add, size_t sub)
+{
+	h->bytes += add;
+	h->bytes -= sub;
+	c->stats.memory += add;
+	c->stats.memory -= sub;
 }
 
 static void free_incident(struct incident *inc)
@@ -328,11 +423,16 @@ static void emit_kills(struct correlate *c, struct hier *h)
 		entry_add(&e, "ATTACK_TYPE", attack_name(inc->attack_type));
 		entry_add(&e, "ACTION", action_name(inc->action));
 	}
+	if (inc->has_target)
+		add_target(&e, inc->attacker_uid, inc->target_major, inc->target_minor,
+			   inc->target_ino);
 	entry_add_u64(&e, "KILLED_COUNT", n);
+	if (inc->group_unreported)
+		entry_add_u64(&e, "KILLED_UNREPORTED", inc->group_unreported);
 	for (size_t i = inc->group_first; i < inc->n_kills_kept && listed < PIDS_LISTED; i++, listed++)
 		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
 	entry_add(&e, "KILLED_PIDS", sb_str(&pids));
-	for (size_t i = inc->group_first; i < inc->n_kills_kept && i - inc->group_first < PIDS_LISTED; i++) {
+	for (size_t i = inc->group_first; i < inc->n_kills_kept && i - inc->group_first < TASKS_LISTED; i++) {
 		const struct kill_task *k = &inc->kills[i];
 
 		sb_reset(&task);
@@ -354,12 +454,21 @@ static void emit_kills(struct correlate *c, struct hier *h)
 				  (unsigned long long)h->id, k->exe ? k->exe : "?",
 				  !inc->attacks ? "a" : inc->attack_type == ATTACK_EXEC ? "an exec" : "a fork",
 				  sb_str(&pids), n > listed ? ",..." : "");
+		if (inc->group_unreported)
+			entry_set_message(&e, "%s (%llu not itemized by the kernel)", e.message,
+					  (unsigned long long)inc->group_unreported);
+	} else if (n == inc->group_unreported) {
+		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu after %s brute force attack (none itemized by the kernel)",
+				  (unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)h->id,
+				  !inc->attacks ? "a" : inc->attack_type == ATTACK_EXEC ? "an exec" : "a fork");
 	} else {
 		entry_set_message(&e, "Killed %llu tasks of hierarchy %llu (not all listed)",
 				  (unsigned long long)n, (unsigned long long)h->id);
 	}
 	if (inc->kill_audit_id[0])
 		entry_add(&e, "AUDIT_ID", inc->kill_audit_id);
+	inc->last_group_records = n - inc->group_unreported;
+	inc->group_unreported = 0;
 	inc->kills_reported = inc->n_kills;
 	inc->group_first = inc->n_kills_kept;
 	inc->kill_audit_id[0] = '\0';
@@ -378,7 +487,9 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	entry_init(&e, ENTRY_CLOSED, inc->attacks ? LOG_NOTICE : LOG_INFO, ts_usec);
 	add_id(&e, "HIERARCHY", h->id);
 	entry_add(&e, "CLOSE_REASON", reason);
-	entry_add_u64(&e, "DURATION_MS", (inc->last_usec - inc->opened_usec) / 1000);
+	/* audit time may step back (NTP): a duration never underflows */
+	entry_add_u64(&e, "DURATION_MS", inc->last_usec > inc->opened_usec ?
+			  (inc->last_usec - inc->opened_usec) / 1000 : 0);
 	entry_add_u64(&e, "CRASHES", inc->crashes);
 	entry_add_u64(&e, "FAULTS", inc->faults);
 	entry_add_u64(&e, "EMA_MS", inc->ema_ms);
@@ -393,6 +504,11 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 		entry_add(&e, "SPEED", speed_name(inc->speed));
 		entry_add(&e, "ACTION", action_name(inc->action));
 	}
+	if (inc->has_target)
+		add_target(&e, inc->attacker_uid, inc->target_major, inc->target_minor,
+			   inc->target_ino);
+	if (inc->banned)
+		entry_add_u64(&e, "BAN_S", inc->ban_s);
 	entry_add_u64(&e, "KILLED_COUNT", inc->n_kills);
 	for (size_t i = 0; i < inc->n_kills_kept && i < PIDS_LISTED; i++)
 		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
@@ -428,10 +544,10 @@ static void close_incident(struct correlate *c, struct hier *h, const char *reas
 		return;
 	emit_kills(c, h);
 	emit_closed(c, h, reason, dealloc, ts_usec);
-	list_remove(&c->incidents, h);
+	charge(c, h, 0, h->inc->bytes);
 	free_incident(h->inc);
 	h->inc = NULL;
-	list_append(&c->plain, h);
+	relist(c, h);
 	c->stats.closed++;
 	c->stats.incidents--;
 }
@@ -439,19 +555,40 @@ static void close_incident(struct correlate *c, struct hier *h, const char *reas
 static void drop_hier(struct correlate *c, struct hier *h)
 {
 	kill_list_remove(c, h);
-	list_remove(list_of(c, h), h);
+	list_remove(h->list, h);
 	hash_remove(c, h);
 	if (h->inc)
 		c->stats.incidents--;
 	free_incident(h->inc);
 	free(h->exe);
+	if (!h->dead)
+		c->stats.hierarchies--;
+	c->stats.memory -= h->bytes;
 	free(h);
+}
+
+/*
+ * The hierarchy was deallocated (its incident closed): keep only its id,
+ * so that a record arriving after it (a late kill or summary) is dropped
+ * instead of opening a ghost incident that only idleness would close.
+ */
+static void bury_hier(struct correlate *c, struct hier *h)
+{
+	kill_list_remove(c, h);
+	charge(c, h, 0, str_bytes(h->exe));
+	free(h->exe);
+	h->exe = NULL;
+	h->dead = true;
+	relist(c, h);
 	c->stats.hierarchies--;
+	if (c->dead.n > DEAD_KEPT)
+		drop_hier(c, c->dead.head);
 }
 
 static void evict_one(struct correlate *c)
 {
-	struct hier *h = c->plain.head;
+	/* the least recently active that never crossed a boundary, then any quiet one */
+	struct hier *h = c->quiet.head ? c->quiet.head : c->plain.head;
 
 	if (!h) {
 		h = c->incidents.head;
@@ -463,24 +600,50 @@ static void evict_one(struct correlate *c)
 	c->stats.evictions++;
 }
 
+/*
+ * Over max_memory (a hierarchy grew: a new path, kills): evict in the
+ * usual order, never keep itself (the one being updated).
+ */
+static void enforce_memory(struct correlate *c, struct hier *keep)
+{
+	while (c->stats.memory > c->cfg.max_memory) {
+		struct list *lists[] = { &c->quiet, &c->plain, &c->incidents };
+		struct hier *v = NULL;
+
+		for (size_t i = 0; i < ARRAY_SIZE(lists) && !v; i++) {
+			v = lists[i]->head;
+			if (v == keep)
+				v = v->next;
+		}
+		if (!v)
+			return;
+		if (v->inc)
+			close_incident(c, v, "evicted", NULL, close_time_usec(c));
+		drop_hier(c, v);
+		c->stats.evictions++;
+	}
+}
+
 static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 {
 	struct hier *h = hash_find(c, id);
 	size_t k;
 
 	if (h) {
-		struct list *l = list_of(c, h);
-
-		list_remove(l, h);
-		list_append(l, h);
+		if (h->dead)
+			return h;
+		list_remove(h->list, h);
+		list_append(h->list, h);
 		h->last_ms = now_ms;
 		return h;
 	}
-	while (c->stats.hierarchies >= c->cfg.max_hierarchies && c->stats.hierarchies > 0)
+	while ((c->stats.hierarchies >= c->cfg.max_hierarchies ||
+		c->stats.memory > c->cfg.max_memory) && c->stats.hierarchies > 0)
 		evict_one(c);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	charge(c, h, sizeof(*h) + ALLOC_OVERHEAD, 0);
 	h->id = id;
 	h->last_ms = now_ms;
 	if (c->stats.hierarchies >= c->n_buckets)
@@ -488,7 +651,7 @@ static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 	k = hash_u64(id, c->n_buckets);
 	h->hnext = c->buckets[k];
 	c->buckets[k] = h;
-	list_append(&c->plain, h);
+	relist(c, h);
 	c->stats.hierarchies++;
 	return h;
 }
@@ -500,12 +663,107 @@ static struct incident *open_incident(struct correlate *c, struct hier *h, uint6
 	h->inc = calloc(1, sizeof(*h->inc));
 	if (!h->inc)
 		return NULL;
+	h->inc->bytes = sizeof(*h->inc) + ALLOC_OVERHEAD;
+	charge(c, h, h->inc->bytes, 0);
 	h->inc->opened_usec = h->inc->last_usec = usec;
-	list_remove(&c->plain, h);
-	list_append(&c->incidents, h);
+	relist(c, h);
 	c->stats.opened++;
 	c->stats.incidents++;
 	return h->inc;
+}
+
+/* ---- (attacker uid, target) entries (v2) ---- */
+
+static size_t target_hash(uint32_t uid, uint32_t major, uint32_t minor, uint64_t ino)
+{
+	return hash_u64(ino ^ ((uint64_t)uid << 32) ^ ((uint64_t)major << 20) ^ minor,
+			TARGET_BUCKETS);
+}
+
+static void target_lru_remove(struct correlate *c, struct target *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		c->thead = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		c->ttail = t->prev;
+	t->prev = t->next = NULL;
+}
+
+static void target_lru_append(struct correlate *c, struct target *t)
+{
+	t->next = NULL;
+	t->prev = c->ttail;
+	if (c->ttail)
+		c->ttail->next = t;
+	else
+		c->thead = t;
+	c->ttail = t;
+}
+
+static struct target *target_find(struct correlate *c, const struct brute_record *r)
+{
+	struct target *t;
+
+	for (t = c->tbuckets[target_hash(r->attacker_uid, r->target_major, r->target_minor,
+					 r->target_ino)]; t; t = t->hnext)
+		if (t->uid == r->attacker_uid && t->ino == r->target_ino &&
+		    t->major == r->target_major && t->minor == r->target_minor)
+			return t;
+	return NULL;
+}
+
+static void target_drop(struct correlate *c, struct target *t)
+{
+	struct target **p = &c->tbuckets[target_hash(t->uid, t->major, t->minor, t->ino)];
+
+	for (; *p; p = &(*p)->hnext)
+		if (*p == t) {
+			*p = t->hnext;
+			break;
+		}
+	target_lru_remove(c, t);
+	free(t);
+	c->stats.targets--;
+}
+
+/* Find or create, and mark as the most recently used. */
+static struct target *target_get(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	struct target *t = target_find(c, r);
+	size_t k;
+
+	if (t) {
+		target_lru_remove(c, t);
+		target_lru_append(c, t);
+		t->last_ms = now_ms;
+		return t;
+	}
+	if (c->stats.targets >= TARGETS_MAX) {
+		/* the least recently charged one that is not banned, like the kernel */
+		struct target *v = c->thead;
+
+		while (v && v->banned)
+			v = v->next;
+		target_drop(c, v ? v : c->thead);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->uid = r->attacker_uid;
+	t->major = r->target_major;
+	t->minor = r->target_minor;
+	t->ino = r->target_ino;
+	t->last_ms = now_ms;
+	k = target_hash(t->uid, t->major, t->minor, t->ino);
+	t->hnext = c->tbuckets[k];
+	c->tbuckets[k] = t;
+	target_lru_append(c, t);
+	c->stats.targets++;
+	return t;
 }
 
 static void on_boundary(struct correlate *c, struct hier *h, const struct brute_record *r)
@@ -523,7 +781,7 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	}
 	h->boundaries |= r->boundary;
 	h->reported |= r->boundary;
-	set_subject(h, &subj);
+	set_subject(c, h, &subj);
 	if (!first || !c->cfg.boundary_entries)
 		return;
 
@@ -566,18 +824,29 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 		inc->n_periods++;
 	}
 	if (r->origin == r->hierarchy)
-		set_subject(h, &r->subj);
+		set_subject(c, h, &r->subj);
 }
 
-static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r)
+static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r,
+		      uint64_t now_ms)
 {
 	struct incident *inc = open_incident(c, h, record_usec(r));
+	struct target *t = NULL;
 	struct hier *origin;
 	struct entry e;
 	char id[48];
 
 	if (!inc)
 		return;
+	if (r->has_target) {
+		/* v2 exec attack: its crashes were charged to (uid, target), not to h */
+		t = target_get(c, r, now_ms);
+		inc->has_target = true;
+		inc->attacker_uid = r->attacker_uid;
+		inc->target_major = r->target_major;
+		inc->target_minor = r->target_minor;
+		inc->target_ino = r->target_ino;
+	}
 	inc->last_usec = record_usec(r);
 	inc->attacks++;
 	inc->attack_type = r->attack;
@@ -588,9 +857,12 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	inc->attack_ema_ms = r->ema_ms;
 	inc->threshold_ms = r->threshold_ms;
 	inc->max_faults = r->max_faults;
-	inc->ema_ms = r->ema_ms;
-	if (r->faults > inc->faults)
-		inc->faults = r->faults;
+	/* a v2 exec attack's faults and EMA are the (uid, target) entry's, not h's */
+	if (!r->has_target) {
+		inc->ema_ms = r->ema_ms;
+		if (r->faults > inc->faults)
+			inc->faults = r->faults;
+	}
 	c->stats.attacks++;
 
 	entry_init(&e, ENTRY_ATTACK, LOG_ALERT, record_usec(r));
@@ -604,27 +876,200 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	entry_add_u64(&e, "MAX_FAULTS", r->max_faults);
 	entry_add_u64(&e, "MODE", (uint64_t)r->mode);
 	entry_add(&e, "ACTION", action_name(r->action));
+	if (r->has_target)
+		add_record_target(&e, r);
 	add_subject(&e, &r->subj);
-	/* EXEC_PARENT: the exec parent of the crashing (origin) hierarchy */
+	/*
+	 * EXEC_PARENT: the exec parent of the crashing (origin) hierarchy; a v2
+	 * exec attack names the origin itself when it has none.
+	 */
 	if (r->attack == ATTACK_EXEC) {
-		add_id(&e, "EXEC_PARENT", h->id);
+		if (!r->has_target || r->origin != h->id)
+			add_id(&e, "EXEC_PARENT", h->id);
 	} else if (h->exec_parent) {
 		add_id(&e, "EXEC_PARENT", h->exec_parent);
 	}
 	add_boundaries(&e, "BOUNDARIES", h->boundaries);
 	if (r->origin != h->id && (origin = hash_find(c, r->origin)))
 		add_boundaries(&e, "ORIGIN_BOUNDARIES", origin->boundaries);
-	entry_add_u64(&e, "CRASHES", inc->crashes);
-	add_periods(&e, inc);
+	if (t && t->charges) {
+		entry_add_u64(&e, "CRASHES", t->charges);
+		add_period_ring(&e, t->periods, t->n_periods);
+	} else {
+		entry_add_u64(&e, "CRASHES", inc->crashes);
+		add_periods(&e, inc);
+	}
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
-	entry_set_message(&e, "%s brute force attack detected on hierarchy %llu: pid %u (%s, %s) uid %u auid %u, %llu faults, EMA %llu ms (threshold %llu ms, %s); action: %s",
-			  r->attack == ATTACK_EXEC ? "Exec" : "Fork",
-			  (unsigned long long)h->id, r->subj.pid, r->subj.comm, r->subj.exe,
-			  r->subj.uid, r->subj.auid, (unsigned long long)r->faults,
-			  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
-			  speed_name(r->speed), action_name(r->action));
+	if (r->has_target)
+		entry_set_message(&e, "Exec brute force attack detected: uid %u crashed %s (dev %u:%u ino %llu) %llu times, EMA %llu ms (threshold %llu ms, %s), driven from hierarchy %llu: pid %u (%s) auid %u; action: %s",
+				  r->attacker_uid, r->subj.exe, r->target_major, r->target_minor,
+				  (unsigned long long)r->target_ino, (unsigned long long)r->faults,
+				  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
+				  speed_name(r->speed), (unsigned long long)h->id, r->subj.pid,
+				  r->subj.comm, r->subj.auid, action_name(r->action));
+	else
+		entry_set_message(&e, "%s brute force attack detected on hierarchy %llu: pid %u (%s, %s) uid %u auid %u, %llu faults, EMA %llu ms (threshold %llu ms, %s); action: %s",
+				  r->attack == ATTACK_EXEC ? "Exec" : "Fork",
+				  (unsigned long long)h->id, r->subj.pid, r->subj.comm, r->subj.exe,
+				  r->subj.uid, r->subj.auid, (unsigned long long)r->faults,
+				  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
+				  speed_name(r->speed), action_name(r->action));
 	emit(c, &e);
+}
+
+/*
+ * v2 table charge (1712 with attacker_uid/target_*): one crash charged to
+ * (uid, target); faults and ema_ms are that entry's.  brute_hierarchy is
+ * the exec parent, or the crashing hierarchy itself when it has none: in
+ * both cases it is not a crash of that hierarchy (its own 1712 counts it).
+ */
+static void on_charge(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	struct target *t = target_get(c, r, now_ms);
+
+	if (!t)
+		return;
+	c->stats.charges++;
+	t->charges++;
+	t->faults = r->faults;
+	t->ema_ms = r->ema_ms;
+	if (r->faults > 1 || r->period_ms) {
+		t->periods[t->n_periods % PERIODS_KEPT] = r->period_ms;
+		t->n_periods++;
+	}
+}
+
+static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	struct target *t = target_get(c, r, now_ms);
+	struct hier *h = hash_find(c, r->hierarchy);
+	struct entry e;
+	char id[48], until[40];
+
+	c->stats.bans++;
+	if (t) {
+		t->banned = true;
+		t->ban_usec = record_usec(r);
+		t->ban_s = r->ban_s;
+		t->ban_hierarchy = r->hierarchy;
+	}
+	if (h && h->inc) {
+		h->inc->banned = true;
+		h->inc->ban_s = r->ban_s;
+	}
+	entry_init(&e, ENTRY_BAN, LOG_CRIT, record_usec(r));
+	add_record_target(&e, r);
+	entry_add(&e, "TARGET_NAME", r->target_name);
+	entry_add_u64(&e, "BAN_S", r->ban_s);
+	if (r->ban_s <= BRUTE_TIME_MAX &&
+	    format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
+		entry_add(&e, "BAN_UNTIL", until);
+	add_id(&e, "HIERARCHY", r->hierarchy);
+	if (t && t->charges) {
+		entry_add_u64(&e, "CRASHES", t->charges);
+		entry_add_u64(&e, "FAULTS", t->faults);
+	}
+	if (r->subj.present)
+		add_subject(&e, &r->subj);
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	entry_set_message(&e, "Banned uid %u from executing %s (%s, dev %u:%u ino %llu) for %llu s after an exec brute force attack from hierarchy %llu",
+			  r->attacker_uid, r->target_name,
+			  r->subj.present ? r->subj.exe : "?", r->target_major, r->target_minor,
+			  (unsigned long long)r->target_ino, (unsigned long long)r->ban_s,
+			  (unsigned long long)r->hierarchy);
+	emit(c, &e);
+}
+
+static void on_unban(struct correlate *c, const struct brute_record *r)
+{
+	struct target *t = target_find(c, r);
+	bool lifted = strcmp(r->reason, "lifted") == 0;
+	uint64_t usec = record_usec(r);
+	struct entry e;
+	char id[48];
+
+	c->stats.unbans++;
+	entry_init(&e, ENTRY_UNBAN, LOG_NOTICE, usec);
+	add_record_target(&e, r);
+	entry_add(&e, "TARGET_NAME", r->target_name);
+	entry_add(&e, "REASON", r->reason);
+	entry_add_u64(&e, "DENIED_COUNT", r->denied);
+	if (t && t->banned) {
+		entry_add_u64(&e, "BAN_S", t->ban_s);
+		/* audit time may step back (NTP): never an underflowed duration */
+		entry_add_u64(&e, "BANNED_MS", usec > t->ban_usec ? (usec - t->ban_usec) / 1000 : 0);
+		add_id(&e, "HIERARCHY", t->ban_hierarchy);
+	}
+	if (r->subj.present) {
+		entry_add_u64(&e, "LIFTED_BY_PID", r->subj.pid);
+		entry_add_u64(&e, "LIFTED_BY_UID", r->subj.uid);
+		entry_add_u64(&e, "LIFTED_BY_AUID", r->subj.auid);
+		entry_add(&e, "LIFTED_BY_COMM", r->subj.comm);
+		entry_add(&e, "LIFTED_BY_EXE", r->subj.exe);
+	}
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	if (lifted && r->subj.present)
+		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) lifted by pid %u uid %u auid %u (%s); %llu execve() attempt%s denied",
+				  r->attacker_uid, r->target_name, r->target_major, r->target_minor,
+				  (unsigned long long)r->target_ino, r->subj.pid, r->subj.uid,
+				  r->subj.auid, r->subj.exe, (unsigned long long)r->denied,
+				  r->denied == 1 ? " was" : "s were");
+	else
+		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) ended (%s); %llu execve() attempt%s denied",
+				  r->attacker_uid, r->target_name, r->target_major, r->target_minor,
+				  (unsigned long long)r->target_ino, r->reason,
+				  (unsigned long long)r->denied, r->denied == 1 ? " was" : "s were");
+	emit(c, &e);
+	if (t) {
+		t->banned = false;
+		/* a lift also forgets the kernel entry's counts */
+		if (lifted)
+			target_drop(c, t);
+	}
+}
+
+/*
+ * v2 kill summary (1714 "killed=N unreported=N"): closes the response's
+ * group of per-process records with the true total.  For a hierarchy with
+ * no open incident (already closed, never seen) it is only counted: it
+ * never opens an incident of its own.
+ */
+static void on_kill_summary(struct correlate *c, const struct brute_record *r)
+{
+	struct hier *h = hash_find(c, r->hierarchy);
+	struct incident *inc = h ? h->inc : NULL;
+	uint64_t group, add;
+
+	c->kill_summaries = true;
+	if (!inc) {
+		c->stats.orphans++;
+		return;
+	}
+	inc->last_usec = record_usec(r);
+	group = inc->n_kills - inc->kills_reported;
+	if (group == 0 && inc->last_group_records) {
+		/* the group was already reported (timer): only the remainder */
+		group = inc->last_group_records;
+		add = r->killed > group ? r->killed - group : 0;
+		inc->last_group_records = 0;
+	} else {
+		add = r->killed > group ? r->killed - group : 0;
+	}
+	if (add) {
+		if (inc->n_kills == inc->kills_reported)
+			audit_id(r, inc->kill_audit_id, sizeof(inc->kill_audit_id));
+		inc->n_kills += add;
+		inc->group_unreported += add;
+		c->stats.kills += add;
+	}
+	if (inc->n_kills > inc->kills_reported)
+		emit_kills(c, h);
+	else
+		kill_list_remove(c, h);
+	inc->last_group_records = 0;
 }
 
 static void on_kill(struct correlate *c, struct hier *h, const struct brute_record *r, uint64_t now_ms)
@@ -648,6 +1093,8 @@ static void on_kill(struct correlate *c, struct hier *h, const struct brute_reco
 			if (!k)
 				goto deadline;
 			inc->kills = k;
+			inc->bytes += (ncap - inc->cap_kills) * sizeof(*k) + (inc->cap_kills ? 0 : ALLOC_OVERHEAD);
+			charge(c, h, (ncap - inc->cap_kills) * sizeof(*k) + (inc->cap_kills ? 0 : ALLOC_OVERHEAD), 0);
 			inc->cap_kills = ncap;
 		}
 		k = &inc->kills[inc->n_kills_kept];
@@ -657,10 +1104,14 @@ static void on_kill(struct correlate *c, struct hier *h, const struct brute_reco
 		k->ses = r->oses;
 		strtcpy(k->comm, r->ocomm, sizeof(k->comm));
 		k->exe = strdup(r->oexe);
+		inc->bytes += str_bytes(k->exe);
+		charge(c, h, str_bytes(k->exe), 0);
 		inc->n_kills_kept++;
 	}
 deadline:
 	inc->kill_deadline = now_ms + c->cfg.kill_coalesce_ms;
+	if (c->kill_summaries && c->cfg.kill_coalesce_ms < KILL_SUMMARY_WAIT_MS)
+		inc->kill_deadline = now_ms + KILL_SUMMARY_WAIT_MS;
 	kill_list_append(c, h);
 }
 
@@ -678,19 +1129,41 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		return 0;
 	}
 
+	/* v2 records about (uid, target) entries, not about the hierarchy they name */
+	if (r->type == BRUTE_TYPE_CRASH && r->has_target) {
+		on_charge(c, r, now_ms);
+		return 0;
+	}
+	if (r->type == BRUTE_TYPE_BAN) {
+		on_ban(c, r, now_ms);
+		return 0;
+	}
+	if (r->type == BRUTE_TYPE_UNBAN) {
+		on_unban(c, r);
+		return 0;
+	}
+	if (r->type == BRUTE_TYPE_KILL && r->kill_summary) {
+		on_kill_summary(c, r);
+		return 0;
+	}
+
 	if (r->type == BRUTE_TYPE_HIERARCHY && r->status == HIER_DEALLOCATED) {
 		h = hash_find(c, r->hierarchy);
-		if (!h)
+		if (!h || h->dead)
 			return 0;
 		h->boundaries |= r->boundaries;
 		close_incident(c, h, "deallocated", r, record_usec(r));
-		drop_hier(c, h);
+		bury_hier(c, h);
 		return 0;
 	}
 
 	h = get_hier(c, r->hierarchy, now_ms);
 	if (!h)
 		return -ENOMEM;
+	if (h->dead) {
+		c->stats.late++;
+		return 0;
+	}
 	/* any other record of the hierarchy ends a pending group of kills */
 	if (r->type != BRUTE_TYPE_KILL && h->kill_pending)
 		emit_kills(c, h);
@@ -700,7 +1173,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		h->exec_parent = r->exec_parent;
 		/* kinds crossed so far, including inherited ones (network) */
 		h->boundaries |= r->boundaries;
-		set_subject(h, &r->subj);
+		set_subject(c, h, &r->subj);
 		break;
 	case BRUTE_TYPE_BOUNDARY:
 		on_boundary(c, h, r);
@@ -709,7 +1182,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		on_crash(c, h, r);
 		break;
 	case BRUTE_TYPE_ATTACK:
-		on_attack(c, h, r);
+		on_attack(c, h, r, now_ms);
 		break;
 	case BRUTE_TYPE_KILL:
 		on_kill(c, h, r, now_ms);
@@ -717,11 +1190,14 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	default:
 		break;
 	}
+	relist(c, h);	/* boundaries crossed: no longer among the first evicted */
+	enforce_memory(c, h);
 	return 0;
 }
 
 void correlate_tick(struct correlate *c, uint64_t now_ms)
 {
+	struct target *t, *next;
 	struct hier *h;
 
 	while ((h = c->khead) && h->inc && h->inc->kill_deadline <= now_ms)
@@ -730,10 +1206,19 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 	       now_ms >= h->last_ms) {
 		close_incident(c, h, "idle", NULL, close_time_usec(c));
 	}
-	while ((h = c->plain.head) && now_ms >= h->last_ms &&
-	       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
-		drop_hier(c, h);
-		c->stats.expired++;
+	for (struct list *l = &c->quiet; l; l = l == &c->quiet ? &c->plain : NULL)
+		while ((h = l->head) && now_ms >= h->last_ms &&
+		       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
+			drop_hier(c, h);
+			c->stats.expired++;
+		}
+	/* quiet (uid, target) entries; a ban is kept until its end is seen or long past */
+	for (t = c->thead; t && now_ms >= t->last_ms &&
+	     now_ms - t->last_ms >= c->cfg.hierarchy_idle_ms; t = next) {
+		next = t->next;
+		if (t->banned && now_ms - t->last_ms < c->cfg.hierarchy_idle_ms + t->ban_s * 1000)
+			continue;
+		target_drop(c, t);
 	}
 }
 
@@ -747,6 +1232,8 @@ uint64_t correlate_next_deadline(const struct correlate *c)
 		d = c->incidents.head->last_ms + c->cfg.incident_idle_ms;
 	if (c->plain.head && c->plain.head->last_ms + c->cfg.hierarchy_idle_ms < d)
 		d = c->plain.head->last_ms + c->cfg.hierarchy_idle_ms;
+	if (c->quiet.head && c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms < d)
+		d = c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms;
 	return d;
 }
 
@@ -770,7 +1257,10 @@ struct correlate *correlate_new(const struct correlate_config *cfg,
 		c->cfg.max_hierarchies = 1;
 	c->n_buckets = 1024;
 	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
-	if (!c->buckets) {
+	c->tbuckets = calloc(TARGET_BUCKETS, sizeof(*c->tbuckets));
+	if (!c->buckets || !c->tbuckets) {
+		free(c->buckets);
+		free(c->tbuckets);
 		free(c);
 		return NULL;
 	}
@@ -786,6 +1276,7 @@ void correlate_set_config(struct correlate *c, const struct correlate_config *cf
 		c->cfg.max_hierarchies = 1;
 	while (c->stats.hierarchies > c->cfg.max_hierarchies)
 		evict_one(c);
+	enforce_memory(c, NULL);
 	correlate_tick(c, now_ms);
 }
 
@@ -793,10 +1284,17 @@ void correlate_free(struct correlate *c)
 {
 	if (!c)
 		return;
+	while (c->quiet.head)
+		drop_hier(c, c->quiet.head);
 	while (c->plain.head)
 		drop_hier(c, c->plain.head);
 	while (c->incidents.head)
 		drop_hier(c, c->incidents.head);
+	while (c->dead.head)
+		drop_hier(c, c->dead.head);
+	while (c->thead)
+		target_drop(c, c->thead);
+	free(c->tbuckets);
 	free(c->buckets);
 	free(c);
 }

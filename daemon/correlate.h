@@ -10,9 +10,17 @@
  * incident_idle_ms without records, on eviction, or at shutdown.
  *
  * The table is bounded by max_hierarchies.  When full, the least recently
- * active hierarchy without an incident is evicted; only if every tracked
+ * active hierarchy that never crossed a boundary is evicted, then the least
+ * recently active one without an incident; only if every tracked
  * hierarchy has an open incident is the least recently active incident
- * closed (reason "evicted").  Evictions are counted.
+ * closed (reason "evicted").  The same happens while the bytes kept
+ * (hierarchies, their paths, incidents with their killed tasks, pairs)
+ * exceed max_memory.  Evictions are counted.  The ids of the last
+ * 4096 deallocated hierarchies are remembered: a record arriving after the
+ * deallocation is ignored (counted as late), never a new incident.
+ *
+ * v2 records about (attacker uid, target) pairs (table charges, bans, ban
+ * ends) are kept in a second table of such pairs.
  *
  * Time ("now_ms") is whatever clock the caller uses consistently: the
  * monotonic clock when live, record time when replaying a log.
@@ -29,6 +37,7 @@
 
 struct correlate_config {
 	size_t max_hierarchies;
+	size_t max_memory;	/* bytes of hierarchies, incidents and pairs kept (approximate) */
 	uint64_t incident_idle_ms;
 	uint64_t hierarchy_idle_ms;
 	uint64_t kill_coalesce_ms;
@@ -43,6 +52,11 @@ struct correlate_stats {
 	uint64_t incidents;	/* currently open */
 	uint64_t opened, closed, attacks, kills, evictions, expired, entries;
 	uint64_t config_changes;
+	/* v2: (attacker uid, target) entries tracked, table charges, bans, ban ends */
+	uint64_t targets, charges, bans, unbans;
+	uint64_t orphans;	/* kill summaries for no open incident: ignored */
+	uint64_t late;		/* records of a hierarchy after its deallocation: ignored */
+	uint64_t memory;	/* bytes accounted now (compared with max_memory) */
 };
 
 /* The entry is owned by the correlator and freed after the call. */

@@ -23,6 +23,8 @@ static const struct {
 	[ENTRY_ATTACK]   = { "attack",   "ATTACK",   "72daa15b2f794fafa7bedff6fcaee907" },
 	[ENTRY_KILL]     = { "kill",     "KILL",     "ce6cb768345140ecbcfb48c33e7380b2" },
 	[ENTRY_CLOSED]   = { "closed",   "CLOSED",   "0e994ff57a09407e8765613499ad9031" },
+	[ENTRY_BAN]      = { "ban",      "BAN",      "dda54503c6434773a0b9f8d83838594a" },
+	[ENTRY_UNBAN]    = { "unban",    "UNBAN",    "b1ca6fec5b6b4d109290214d7eca0c2b" },
 };
 
 const char *entry_kind_name(enum entry_kind kind)
@@ -85,7 +87,7 @@ int entry_set_message(struct entry *e, const char *fmt, ...)
 	return 0;
 }
 
-static int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric)
+int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric)
 {
 	struct entry_field *f;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * entry.h - one operator-facing entry (boundary crossed, attack detected,
- * tasks killed, incident closed) as produced by the correlator and
+ * tasks killed, incident closed, ban, ban ended) as produced by the correlator and
  * rendered by the journal, SIEM and text outputs.
  *
  * Field names are stored without the BRUTE_ prefix, in upper case
@@ -22,6 +22,8 @@ enum entry_kind {
 	ENTRY_ATTACK,
 	ENTRY_KILL,
 	ENTRY_CLOSED,
+	ENTRY_BAN,		/* v2: execve() of a target banned for one attacker uid */
+	ENTRY_UNBAN,		/* v2: that ban ended (expired or lifted by root) */
 	_ENTRY_KIND_MAX,
 };
 
@@ -50,6 +52,7 @@ void entry_init(struct entry *e, enum entry_kind kind, int priority, uint64_t ts
 void entry_free(struct entry *e);
 int entry_set_message(struct entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int entry_add(struct entry *e, const char *name, const char *value);
+int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric);
 int entry_add_u64(struct entry *e, const char *name, uint64_t value);
 int entry_addf(struct entry *e, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* First value of a field or NULL. */

@@ -8,6 +8,7 @@
 #include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 
 #define INFLIGHT_MAX	1024
 #define ACK_POLL_MS	20
+#define RESOLVE_POLL_MS	20
+#define RESOLVE_TIMEOUT_MS 5000
 
 enum fstate { F_DOWN, F_CONNECTING, F_UP };
 
@@ -46,7 +49,21 @@ struct forward {
 
 	struct strbuf scratch;
 	struct forward_stats stats;
+	uint64_t progress_ms;	/* connected, or last byte acknowledged/written */
+	uint64_t acked_bytes;
+
+	struct resolve_req *resolving;	/* in flight */
+	struct resolve_req *abandoned;	/* timed out, still in glibc's hands */
+	uint64_t resolve_deadline;
+	struct sockaddr_storage addr;	/* the last good address */
+	socklen_t addrlen;
+	int family;
+	bool have_addr;
 };
+
+struct resolve_req;
+static void resolve_abandon(struct forward *f);
+static void resolve_collect(struct forward *f);
 
 struct forward *forward_new(const struct forward_config *cfg, struct spool *spool)
 {
@@ -59,6 +76,7 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fmt.app_name = "brute-reportd";
 	f->fmt.pid = (int)getpid();
 	f->fmt.facility = f->cfg.facility;
+	f->fmt.max_message = f->cfg.max_message;
 	f->spool = spool;
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;
@@ -86,6 +104,8 @@ void forward_free(struct forward *f)
 	if (!f)
 		return;
 	close_conn(f);
+	resolve_abandon(f);
+	resolve_collect(f);
 	sb_free(&f->cur);
 	sb_free(&f->scratch);
 	free(f);
@@ -105,43 +125,194 @@ static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
 	f->backoff = f->backoff * 2 > f->cfg.retry_max_ms ? f->cfg.retry_max_ms : f->backoff * 2;
 }
 
+/* ---- name resolution, off the event loop ---- */
+
+/*
+ * One getaddrinfo_a() request.  Heap-allocated with its own copies of the
+ * name: if it is abandoned (timed out, forwarder freed) while glibc's
+ * resolver thread still works on it, it must stay valid until done.
+ */
+struct resolve_req {
+	struct gaicb cb;
+	struct addrinfo hints;
+	char host[256];
+	char port[16];
+};
+
+static void resolve_free(struct resolve_req *q)
+{
+	if (!q)
+		return;
+	if (q->cb.ar_result)
+		freeaddrinfo(q->cb.ar_result);
+	free(q);
+}
+
+/* Drop an in-flight request: freed now if glibc lets go of it, else leaked (rare, bounded). */
+static void resolve_abandon(struct forward *f)
+{
+	struct resolve_req *q = f->resolving;
+
+	f->resolving = NULL;
+	if (!q)
+		return;
+	if (gai_error(&q->cb) != EAI_INPROGRESS || gai_cancel(&q->cb) == EAI_CANCELED) {
+		resolve_free(q);
+		return;
+	}
+	/* still running in glibc's thread: it is parked and collected when done */
+	q->hints.ai_next = (struct addrinfo *)f->abandoned;
+	f->abandoned = q;
+}
+
+static void resolve_collect(struct forward *f)
+{
+	struct resolve_req **pp = &f->abandoned;
+
+	while (*pp) {
+		struct resolve_req *q = *pp;
+
+		if (gai_error(&q->cb) == EAI_INPROGRESS) {
+			pp = (struct resolve_req **)&q->hints.ai_next;
+			continue;
+		}
+		*pp = (struct resolve_req *)q->hints.ai_next;
+		q->hints.ai_next = NULL;
+		resolve_free(q);
+	}
+}
+
+static uint64_t resolve_timeout_ms(const struct forward *f)
+{
+	uint64_t t = f->cfg.timeout_ms ? f->cfg.timeout_ms : RESOLVE_TIMEOUT_MS;
+
+	return t < RESOLVE_TIMEOUT_MS ? t : RESOLVE_TIMEOUT_MS;
+}
+
+static void connect_to(struct forward *f, uint64_t now_ms);
+
+/* The address is known (numeric, resolved, or the last good one on a timeout): connect. */
+static void resolved(struct forward *f, const struct addrinfo *ai, uint64_t now_ms)
+{
+	if (ai) {
+		memcpy(&f->addr, ai->ai_addr, ai->ai_addrlen);
+		f->addrlen = ai->ai_addrlen;
+		f->family = ai->ai_family;
+		f->have_addr = true;
+	}
+	connect_to(f, now_ms);
+}
+
+static void resolve_failed(struct forward *f, uint64_t now_ms, const char *why)
+{
+	if (f->have_addr) {
+		if (!f->outage_logged)
+			log_warning("SIEM receiver %s:%s: cannot resolve (%s): using its last address",
+				    f->cfg.host, f->cfg.port, why);
+		connect_to(f, now_ms);
+		return;
+	}
+	if (!f->outage_logged)
+		log_warning("SIEM receiver %s:%s: cannot resolve: %s", f->cfg.host, f->cfg.port, why);
+	f->outage_logged = true;
+	fail(f, now_ms, "resolve", EHOSTUNREACH);
+}
+
+/*
+ * A numeric address is used at once; a name is resolved by
+ * getaddrinfo_a() in glibc's thread and polled from the loop, for at most
+ * resolve_timeout_ms(): a resolver that does not answer never blocks the
+ * loop, and the last good address is used meanwhile.
+ */
 static void start_connect(struct forward *f, uint64_t now_ms)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
-	int r, one = 1;
+	struct gaicb *list[1];
+	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct resolve_req *q;
 
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = f->cfg.protocol == SIEM_UDP ? SOCK_DGRAM : SOCK_STREAM;
-	r = getaddrinfo(f->cfg.host, f->cfg.port, &hints, &res);
-	if (r != 0) {
-		if (!f->outage_logged)
-			log_warning("SIEM receiver %s:%s: cannot resolve: %s", f->cfg.host,
-				    f->cfg.port, gai_strerror(r));
-		f->outage_logged = true;
-		fail(f, now_ms, "resolve", EHOSTUNREACH);
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	if (getaddrinfo(f->cfg.host, f->cfg.port, &hints, &res) == 0) {
+		resolved(f, res, now_ms);
+		freeaddrinfo(res);
 		return;
 	}
-	f->fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (f->resolving)
+		return;
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		resolve_failed(f, now_ms, strerror(ENOMEM));
+		return;
+	}
+	snprintf(q->host, sizeof(q->host), "%s", f->cfg.host);
+	snprintf(q->port, sizeof(q->port), "%s", f->cfg.port);
+	q->hints.ai_family = AF_UNSPEC;
+	q->hints.ai_socktype = hints.ai_socktype;
+	q->cb.ar_name = q->host;
+	q->cb.ar_service = q->port;
+	q->cb.ar_request = &q->hints;
+	list[0] = &q->cb;
+	if (getaddrinfo_a(GAI_NOWAIT, list, 1, &sev) != 0) {
+		free(q);
+		resolve_failed(f, now_ms, "cannot start the resolver");
+		return;
+	}
+	f->resolving = q;
+	f->resolve_deadline = now_ms + resolve_timeout_ms(f);
+}
+
+/* Called from the loop while a resolution is in flight. */
+static void poll_resolve(struct forward *f, uint64_t now_ms)
+{
+	struct resolve_req *q = f->resolving;
+	int r = gai_error(&q->cb);
+
+	if (r == EAI_INPROGRESS) {
+		if (now_ms < f->resolve_deadline)
+			return;
+		f->stats.resolve_timeouts++;
+		resolve_abandon(f);
+		resolve_failed(f, now_ms, "no answer in time");
+		return;
+	}
+	f->resolving = NULL;
+	if (r == 0 && q->cb.ar_result)
+		resolved(f, q->cb.ar_result, now_ms);
+	else
+		resolve_failed(f, now_ms, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+	resolve_free(q);
+}
+
+static void connect_to(struct forward *f, uint64_t now_ms)
+{
+	int r, one = 1;
+
+	f->fd = socket(f->family, (f->cfg.protocol == SIEM_UDP ? SOCK_DGRAM : SOCK_STREAM) |
+		       SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (f->fd < 0) {
-		freeaddrinfo(res);
 		fail(f, now_ms, "socket", errno);
 		return;
 	}
 	if (f->cfg.protocol != SIEM_UDP)
 		setsockopt(f->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 	f->stats.connects++;
-	r = connect(f->fd, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
+	r = connect(f->fd, (struct sockaddr *)&f->addr, f->addrlen);
 	if (r < 0 && errno != EINPROGRESS) {
 		fail(f, now_ms, "connect", errno);
 		return;
 	}
 	f->state = r < 0 ? F_CONNECTING : F_UP;
 	f->stats.connected = f->state == F_UP;
+	f->progress_ms = now_ms;
+	f->acked_bytes = 0;
 }
 
-static void connected(struct forward *f)
+static void connected(struct forward *f, uint64_t now_ms)
 {
+	f->progress_ms = now_ms;
+	f->acked_bytes = 0;
 	f->state = F_UP;
 	f->stats.connected = true;
 	if (f->outage_logged)
@@ -152,17 +323,21 @@ static void connected(struct forward *f)
 }
 
 /* Drop acknowledged messages from the spool. */
-static void check_acks(struct forward *f)
+static void check_acks(struct forward *f, uint64_t now_ms)
 {
 	uint64_t acked = f->written;
 	int outq = 0;
 
-	if (f->ring_n == 0)
+	if (f->ring_n == 0 && f->cur_off == 0)
 		return;
 	if (f->cfg.protocol != SIEM_UDP) {
 		if (ioctl(f->fd, SIOCOUTQ, &outq) < 0)
 			return;
 		acked = f->written - (uint64_t)outq;
+	}
+	if (acked > f->acked_bytes) {
+		f->acked_bytes = acked;
+		f->progress_ms = now_ms;
 	}
 	while (f->ring_n && f->ring[f->ring_start].end_bytes <= acked) {
 		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
@@ -226,6 +401,14 @@ static void pump(struct forward *f, uint64_t now_ms)
 				f->blocked = true;
 				return;
 			}
+			if (errno == EMSGSIZE && f->cfg.protocol == SIEM_UDP) {
+				/* never retried: one message must not block every later one */
+				if (f->stats.refused++ == 0)
+					log_error("SIEM receiver %s:%s: a %zu-byte datagram is too long (%s), dropped; lower siem_max_message (further drops are only counted)",
+						  f->cfg.host, f->cfg.port, f->cur.len, strerror(errno));
+				f->cur_off = f->cur.len;
+				goto sent;
+			}
 			fail(f, now_ms, "send", errno);
 			return;
 		}
@@ -234,6 +417,7 @@ static void pump(struct forward *f, uint64_t now_ms)
 		if (f->cur_off < f->cur.len)
 			continue;
 		f->stats.sent++;
+sent:
 		f->ring[(f->ring_start + f->ring_n) % INFLIGHT_MAX] =
 			(struct inflight){ f->cur_end_pos, f->written };
 		f->ring_n++;
@@ -241,13 +425,20 @@ static void pump(struct forward *f, uint64_t now_ms)
 		sb_reset(&f->cur);
 		f->cur_off = 0;
 		if (f->cfg.protocol == SIEM_UDP)
-			check_acks(f);
+			check_acks(f, now_ms);
 	}
 }
 
 void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 {
-	if (f->state == F_DOWN) {
+	if (f->abandoned)
+		resolve_collect(f);
+	if (f->state == F_DOWN && f->resolving) {
+		poll_resolve(f, now_ms);
+		if (f->state == F_DOWN)
+			return;
+		revents = 0;
+	} else if (f->state == F_DOWN) {
 		if (spool_empty(f->spool) || now_ms < f->retry_at)
 			return;
 		f->send_pos = spool_head(f->spool);
@@ -260,19 +451,22 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		int err = 0;
 		socklen_t len = sizeof(err);
 
-		if (!(revents & (POLLOUT | POLLERR | POLLHUP)))
+		if (!(revents & (POLLOUT | POLLERR | POLLHUP))) {
+			if (f->cfg.timeout_ms && now_ms - f->progress_ms >= f->cfg.timeout_ms)
+				fail(f, now_ms, "connect", ETIMEDOUT);
 			return;
+		}
 		if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
 			fail(f, now_ms, "connect", err);
 			return;
 		}
-		connected(f);
+		connected(f, now_ms);
 		revents = 0;
 	}
 	if (f->state == F_UP && f->stats.connected && f->outage_logged)
-		connected(f);
+		connected(f, now_ms);
 
 	/* the receiver never talks; readable means closed or error */
 	if (revents & (POLLIN | POLLERR | POLLHUP)) {
@@ -285,10 +479,19 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			return;
 		}
 	}
-	check_acks(f);
+	check_acks(f, now_ms);
 	pump(f, now_ms);
 	if (f->state == F_UP)
-		check_acks(f);
+		check_acks(f, now_ms);
+	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
+	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
+	    (f->ring_n || f->cur.len) && now_ms - f->progress_ms >= f->cfg.timeout_ms) {
+		f->stats.stalls++;
+		log_warning("SIEM receiver %s:%s (%s) took nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting",
+			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
+			    (unsigned long long)(now_ms - f->progress_ms), f->ring_n + (f->cur.len ? 1 : 0));
+		fail(f, now_ms, "no progress", ETIMEDOUT);
+	}
 }
 
 bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
@@ -303,10 +506,14 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 
 uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 {
+	if (f->state == F_DOWN && (f->resolving || f->abandoned))
+		return now_ms + RESOLVE_POLL_MS;
 	if (f->state == F_DOWN)
 		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)
+		return f->progress_ms + f->cfg.timeout_ms;
 	return UINT64_MAX;
 }
 

@@ -9,7 +9,9 @@
  * nothing: after reconnecting, delivery resumes in order at the first
  * unacknowledged message.  While the receiver is unreachable, connection
  * attempts back off exponentially from retry_min_ms to retry_max_ms.
- * UDP is best effort: a datagram is done once send() accepted it.
+ * UDP is best effort: a datagram is done once send() accepted it.  A TCP
+ * receiver that stops taking data (nothing acknowledged for timeout_ms
+ * while messages are pending) is warned about and reconnected to.
  */
 #ifndef BRUTE_FORWARD_H
 #define BRUTE_FORWARD_H
@@ -29,10 +31,15 @@ struct forward_config {
 	uint64_t retry_min_ms, retry_max_ms;
 	char hostname[256];	/* RFC 5424 HOSTNAME / JSON host */
 	int facility;
+	size_t max_message;	/* cap of one message (siem_max_message), 0: none */
+	uint64_t timeout_ms;	/* no progress for that long with data pending: reconnect; 0: never */
 };
 
 struct forward_stats {
 	uint64_t connects, failures, sent, acked, skipped;
+	uint64_t refused;	/* messages the transport refused (EMSGSIZE): dropped */
+	uint64_t stalls;	/* connections dropped for lack of progress */
+	uint64_t resolve_timeouts; /* name resolutions abandoned (no answer in time) */
 	bool connected;
 };
 

@@ -43,6 +43,7 @@ static int add(struct journal_fields *jf, size_t *cap, const char *fmt, ...)
 
 int journal_fields_build(const struct entry *e, struct journal_fields *jf)
 {
+	struct strbuf msg = STRBUF_INIT;
 	size_t cap = 0;
 	int r = 0;
 
@@ -50,7 +51,11 @@ int journal_fields_build(const struct entry *e, struct journal_fields *jf)
 	r |= add(jf, &cap, "MESSAGE_ID=%s", entry_kind_message_id(e->kind));
 	r |= add(jf, &cap, "PRIORITY=%d", e->priority);
 	r |= add(jf, &cap, "SYSLOG_IDENTIFIER=brute-reportd");
-	r |= add(jf, &cap, "MESSAGE=%s", e->message ? e->message : "");
+	/* MESSAGE is shown as text (journalctl, syslog forwarding): escaped; BRUTE_* exact */
+	sb_puts(&msg, "MESSAGE=");
+	sb_put_text(&msg, e->message ? e->message : "");
+	r |= add(jf, &cap, "%s", sb_str(&msg));
+	sb_free(&msg);
 	r |= add(jf, &cap, "BRUTE_KIND=%s", entry_kind_name(e->kind));
 	r |= add(jf, &cap, "BRUTE_TIMESTAMP=%llu", (unsigned long long)e->timestamp_usec);
 	for (size_t i = 0; i < e->n_fields; i++)

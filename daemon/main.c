@@ -204,21 +204,10 @@ static int parse_argv(int argc, char **argv, struct args *a)
 	return 1;
 }
 
-static int load_config(const struct args *a, struct brute_config *cfg)
+/* At a reload the file must be there: a missing one keeps the running configuration. */
+static int load_config(const struct args *a, struct brute_config *cfg, bool reloading)
 {
-	int r;
-
-	config_defaults(cfg);
-	r = config_load(a->config_path, cfg);
-	if (r == -ENOENT && !a->config_given) {
-		log_debug("%s does not exist, using defaults", a->config_path);
-		return 0;
-	}
-	if (r == -ENOENT)
-		log_error("cannot open %s: %s", a->config_path, strerror(-r));
-	else if (r < 0 && r != -EINVAL && r != -EPERM)
-		log_error("cannot read %s: %s", a->config_path, strerror(-r));
-	return r;
+	return config_read(a->config_path, a->config_given || reloading, cfg);
 }
 
 static void apply_log_level(const struct daemon *d)
@@ -236,7 +225,8 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	return a->protocol == b->protocol && !strcmp(a->host, b->host) &&
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
-	       a->facility == b->facility;
+	       a->facility == b->facility && a->max_message == b->max_message &&
+	       a->timeout_ms == b->timeout_ms;
 }
 
 static int setup_siem(struct daemon *d)
@@ -294,7 +284,7 @@ static void reload(struct daemon *d)
 	bool siem_changed;
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)now_monotonic_ms() * 1000);
-	if (load_config(&d->args, &n) < 0) {
+	if (load_config(&d->args, &n, true) < 0) {
 		log_error("reload failed, keeping the current configuration");
 		sd_notify(0, "READY=1");
 		return;
@@ -329,7 +319,8 @@ static void log_stats(struct daemon *d, bool to_stderr)
 	snprintf(buf, sizeof(buf),
 		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, other %llu, "
 		 "netlink overruns %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
-		 "attacks %llu, kills %llu, evictions %llu, expired %llu; entries %llu, journal failures %llu, "
+		 "attacks %llu, kills %llu, evictions %llu, expired %llu, targets %llu, bans %llu, ban ends %llu; "
+		 "entries %llu, journal failures %llu, "
 		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
 		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
 		 (unsigned long long)ps->malformed, (unsigned long long)ps->garbage,
@@ -339,7 +330,8 @@ static void log_stats(struct daemon *d, bool to_stderr)
 		 (unsigned long long)cs->opened, (unsigned long long)cs->closed,
 		 (unsigned long long)cs->attacks, (unsigned long long)cs->kills,
 		 (unsigned long long)cs->evictions, (unsigned long long)cs->expired,
-		 (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
+		 (unsigned long long)cs->targets, (unsigned long long)cs->bans,
+		 (unsigned long long)cs->unbans, (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
 		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->records : 0),
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0));
@@ -525,7 +517,7 @@ static int run(int argc, char **argv)
 		log_set_max_level(d.args.log_level);
 
 	/* configuration file first, then the command line on top */
-	r = load_config(&d.args, &d.cfg);
+	r = load_config(&d.args, &d.cfg, false);
 	if (r < 0)
 		return r;
 	apply_log_level(&d);

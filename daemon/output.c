@@ -18,20 +18,66 @@ int output_format_text(const struct entry *e, struct strbuf *out)
 
 	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
 		snprintf(ts, sizeof(ts), "-");
-	sb_printf(out, "%s %s: %s\n   ", ts, entry_kind_name(e->kind), e->message ? e->message : "");
+	sb_printf(out, "%s %s: ", ts, entry_kind_name(e->kind));
+	sb_put_text(out, e->message ? e->message : "");
+	sb_puts(out, "\n   ");
 	for (size_t i = 0; i < e->n_fields; i++) {
 		sb_printf(out, " %s=", e->fields[i].name);
 		if (e->fields[i].numeric) {
 			sb_puts(out, e->fields[i].value);
 		} else {
 			sb_putc(out, '"');
-			/* same quoting rules as RFC 5424 values: readable and unambiguous */
+			/* RFC 5424 value quoting (controls as \ooo): readable, unambiguous, one line */
 			siem_escape_sd_value(out, e->fields[i].value);
 			sb_putc(out, '"');
 		}
 	}
 	sb_putc(out, '\n');
 	return out->oom ? -ENOMEM : 0;
+}
+
+#define FAILURE_LOG_INTERVAL_MS 60000
+
+/*
+ * Queuing for the SIEM failed (disk full...).  Failures and recoveries
+ * share one rate limit: the first failure is logged at once, then at most
+ * one line a minute sums up what failed since (a disk that flaps between
+ * full and not full does not flood the log either).
+ */
+static bool failure_log_due(const struct output *o, uint64_t now)
+{
+	return !o->forward_failed_log_ms || now - o->forward_failed_log_ms >= FAILURE_LOG_INTERVAL_MS;
+}
+
+static void forward_failed(struct output *o, const struct entry *e, int r)
+{
+	uint64_t now = now_monotonic_ms();
+
+	o->forward_failed++;
+	if (!failure_log_due(o, now))
+		return;
+	if (o->forward_failed - 1 == o->forward_failed_logged)
+		log_error("cannot queue %s entry for the SIEM: %s (further failures are counted and logged at most once a minute)",
+			  entry_kind_name(e->kind), strerror(-r));
+	else
+		log_error("cannot queue entries for the SIEM: %llu failed since the last report (last: %s)",
+			  (unsigned long long)(o->forward_failed - o->forward_failed_logged),
+			  strerror(-r));
+	o->forward_failed_logged = o->forward_failed;
+	o->forward_failed_log_ms = now ? now : 1;
+}
+
+static void forward_ok(struct output *o)
+{
+	uint64_t now = now_monotonic_ms();
+
+	o->forwarded++;
+	if (o->forward_failed == o->forward_failed_logged || !failure_log_due(o, now))
+		return;
+	log_notice("queuing entries for the SIEM works again; %llu had failed since the last report",
+		   (unsigned long long)(o->forward_failed - o->forward_failed_logged));
+	o->forward_failed_logged = o->forward_failed;
+	o->forward_failed_log_ms = now ? now : 1;
 }
 
 void output_entry(struct output *o, const struct entry *e)
@@ -64,12 +110,9 @@ void output_entry(struct output *o, const struct entry *e)
 	}
 	if (o->forward && (o->siem_kinds & (1u << e->kind))) {
 		r = forward_submit(o->forward, e);
-		if (r < 0) {
-			o->forward_failed++;
-			log_error("cannot queue %s entry for the SIEM: %s", entry_kind_name(e->kind),
-				  strerror(-r));
-		} else {
-			o->forwarded++;
-		}
+		if (r < 0)
+			forward_failed(o, e, r);
+		else
+			forward_ok(o);
 	}
 }

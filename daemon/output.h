@@ -22,6 +22,8 @@ struct output {
 	unsigned siem_kinds;
 	struct siem_format fmt;		/* for PRINT_JSON */
 	uint64_t printed, journal_sent, journal_failed, forwarded, forward_failed;
+	/* SIEM queuing failures are logged once, then summed up at most once a minute */
+	uint64_t forward_failed_logged, forward_failed_log_ms;
 	uint64_t kinds[_ENTRY_KIND_MAX];
 };
 

@@ -75,7 +75,8 @@ const char *speed_name(int speed)
 
 const char *action_name(int action)
 {
-	return action == ACTION_KILL ? "kill" : action == ACTION_AUDIT ? "audit" : "unknown";
+	return action == ACTION_KILL ? "kill" : action == ACTION_AUDIT ? "audit" :
+	       action == ACTION_BAN ? "ban" : "unknown";
 }
 
 /* Which fields a record type must carry (bitmask of field ids below). */
@@ -85,6 +86,8 @@ enum field_id {
 	F_PERIOD_MS, F_EMA_MS, F_ATTACK, F_SPEED, F_THRESHOLD_MS, F_MAX_FAULTS,
 	F_MODE, F_ACTION, F_OPID, F_OUID, F_OAUID, F_OSES, F_OCOMM, F_OEXE,
 	F_TUNABLE, F_OLD, F_NEW,
+	F_ATTACKER_UID, F_TARGET_DEV, F_TARGET_INO, F_TARGET_NAME, F_BAN_S, F_REASON,
+	F_DENIED, F_UNREPORTED,
 	F_PID, F_PPID, F_UID, F_EUID, F_GID, F_EGID, F_AUID, F_SES, F_COMM, F_EXE,
 	_F_MAX,
 };
@@ -107,6 +110,10 @@ static const struct {
 	{ "opid", F_OPID }, { "ouid", F_OUID }, { "oauid", F_OAUID },
 	{ "oses", F_OSES }, { "ocomm", F_OCOMM }, { "oexe", F_OEXE },
 	{ "tunable", F_TUNABLE }, { "old", F_OLD }, { "new", F_NEW },
+	{ "attacker_uid", F_ATTACKER_UID }, { "target_dev", F_TARGET_DEV },
+	{ "target_ino", F_TARGET_INO }, { "target_name", F_TARGET_NAME },
+	{ "ban_s", F_BAN_S }, { "reason", F_REASON }, { "denied", F_DENIED },
+	{ "unreported", F_UNREPORTED },
 	{ "pid", F_PID }, { "ppid", F_PPID }, { "uid", F_UID },
 	{ "euid", F_EUID }, { "gid", F_GID }, { "egid", F_EGID },
 	{ "auid", F_AUID }, { "ses", F_SES }, { "comm", F_COMM }, { "exe", F_EXE },
@@ -114,6 +121,38 @@ static const struct {
 
 #define BIT(x) (1ull << (x))
 #define SUBJ_REQUIRED (BIT(F_PID) | BIT(F_UID) | BIT(F_AUID) | BIT(F_COMM) | BIT(F_EXE))
+#define TARGET_FIELDS (BIT(F_ATTACKER_UID) | BIT(F_TARGET_DEV) | BIT(F_TARGET_INO))
+
+_Static_assert(_F_MAX <= 64, "field ids are bits of a uint64_t");
+
+/* "MAJ:MIN", decimal, as the kernel prints a dev_t */
+static int parse_dev(const char *v, uint32_t *major, uint32_t *minor)
+{
+	const char *colon = strchr(v, ':');
+	char buf[16];
+
+	if (!colon || (size_t)(colon - v) >= sizeof(buf) || colon == v)
+		return -EBADMSG;
+	memcpy(buf, v, (size_t)(colon - v));
+	buf[colon - v] = '\0';
+	if (parse_u32(buf, major) < 0 || parse_u32(colon + 1, minor) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
+/* a short lower-case token: "expired", "lifted" (and future reasons) */
+static int parse_token(const char *v, char *dst, size_t len)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n >= len)
+		return -EBADMSG;
+	for (size_t i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || v[i] == '_' || v[i] == '-'))
+			return -EBADMSG;
+	memcpy(dst, v, n + 1);
+	return 0;
+}
 
 static int lookup_field(const char *name)
 {
@@ -178,7 +217,8 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		return r->speed ? 0 : -EBADMSG;
 	case F_ACTION:
 		r->action = strcmp(v, "kill") == 0 ? ACTION_KILL :
-			    strcmp(v, "audit") == 0 ? ACTION_AUDIT : 0;
+			    strcmp(v, "audit") == 0 ? ACTION_AUDIT :
+			    strcmp(v, "ban") == 0 ? ACTION_BAN : 0;
 		return r->action ? 0 : -EBADMSG;
 	case F_COMM:
 		return copy_interpreted(au, r->subj.comm, sizeof(r->subj.comm));
@@ -191,6 +231,14 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		return audit_untrusted_decode(v, r->oexe, sizeof(r->oexe)) < 0 ? -EBADMSG : 0;
 	case F_TUNABLE:
 		return copy_str(r->tunable, sizeof(r->tunable), v);
+	case F_TARGET_NAME:
+		/* untrusted, quoted or hex like oexe; libauparse does not know it */
+		return audit_untrusted_decode(v, r->target_name, sizeof(r->target_name)) < 0 ?
+		       -EBADMSG : 0;
+	case F_TARGET_DEV:
+		return parse_dev(v, &r->target_major, &r->target_minor);
+	case F_REASON:
+		return parse_token(v, r->reason, sizeof(r->reason));
 	case F_CODE: {
 		/* si_code is signed: SI_TKILL (-6) for glibc's abort() */
 		char *end;
@@ -224,6 +272,10 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 	case F_MAX_FAULTS:	r->max_faults = u; break;
 	case F_OLD:		r->old_value = u; break;
 	case F_NEW:		r->new_value = u; break;
+	case F_TARGET_INO:	r->target_ino = u; break;
+	case F_BAN_S:		r->ban_s = u; break;
+	case F_DENIED:		r->denied = u; break;
+	case F_UNREPORTED:	r->unreported = u; break;
 	case F_SIG:
 	case F_MODE:
 		if (u > 1024)
@@ -246,6 +298,7 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		case F_OUID:	r->ouid = u32; break;
 		case F_OAUID:	r->oauid = u32; break;
 		case F_OSES:	r->oses = u32; break;
+		case F_ATTACKER_UID: r->attacker_uid = u32; break;
 		case F_PID:	r->subj.pid = u32; break;
 		case F_PPID:	r->subj.ppid = u32; break;
 		case F_UID:	r->subj.uid = u32; break;
@@ -273,7 +326,9 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	r->type = type;
 	ts = auparse_get_timestamp(au);
 	if (ts) {
-		r->sec = (uint64_t)ts->sec;
+		/* a negative or absurd audit time: not an RFC 3339 year, keep it in range */
+		r->sec = ts->sec < 0 ? 0 : (uint64_t)ts->sec > BRUTE_TIME_MAX ? BRUTE_TIME_MAX :
+			 (uint64_t)ts->sec;
 		r->milli = ts->milli;
 		r->serial = ts->serial;
 	}
@@ -320,21 +375,40 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		       BIT(F_MAX_FAULTS) | BIT(F_ACTION) | SUBJ_REQUIRED;
 		break;
 	case BRUTE_TYPE_KILL:
-		need = BIT(F_HIERARCHY) | BIT(F_OPID) | BIT(F_OUID) | BIT(F_OAUID) |
-		       BIT(F_OCOMM) | BIT(F_OEXE);
+		/* v2: one summary record per response, "killed=N unreported=N", no opid */
+		r->kill_summary = !(seen & BIT(F_OPID)) && (seen & BIT(F_KILLED));
+		if (r->kill_summary) {
+			need = BIT(F_HIERARCHY) | BIT(F_KILLED) | BIT(F_UNREPORTED);
+			if (r->unreported > r->killed)
+				return -EBADMSG;
+		} else {
+			need = BIT(F_HIERARCHY) | BIT(F_OPID) | BIT(F_OUID) | BIT(F_OAUID) |
+			       BIT(F_OCOMM) | BIT(F_OEXE);
+		}
 		break;
 	case BRUTE_TYPE_CONFIG:
 		need = BIT(F_TUNABLE) | BIT(F_OLD) | BIT(F_NEW);
+		break;
+	case BRUTE_TYPE_BAN:
+		need = TARGET_FIELDS | BIT(F_TARGET_NAME) | BIT(F_BAN_S) | BIT(F_HIERARCHY);
+		break;
+	case BRUTE_TYPE_UNBAN:
+		/* the subject (who lifted it) only when reason=lifted */
+		need = TARGET_FIELDS | BIT(F_TARGET_NAME) | BIT(F_REASON) | BIT(F_DENIED);
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if ((seen & need) != need)
 		return -EBADMSG;
+	/* all three target fields or none: a partial key identifies nothing */
+	if ((seen & TARGET_FIELDS) && (seen & TARGET_FIELDS) != TARGET_FIELDS)
+		return -EBADMSG;
+	r->has_target = (seen & TARGET_FIELDS) == TARGET_FIELDS;
 	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
 	r->has_new_ids = (seen & (BIT(F_NEW_UID) | BIT(F_NEW_EUID))) ==
 			 (BIT(F_NEW_UID) | BIT(F_NEW_EUID));
-	if (type != BRUTE_TYPE_CONFIG && r->hierarchy == 0)
+	if (type != BRUTE_TYPE_CONFIG && type != BRUTE_TYPE_UNBAN && r->hierarchy == 0)
 		return -EBADMSG;
 	return 0;
 }

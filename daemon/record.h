@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record.h - one brute audit record (types 1710-1715), as extracted from
- * the current libauparse record.  See docs/audit-records.draft.md.
+ * record.h - one brute audit record (types 1710-1717), as extracted from
+ * the current libauparse record.  See docs/audit-records.md.
  */
 #ifndef BRUTE_RECORD_H
 #define BRUTE_RECORD_H
@@ -16,8 +16,10 @@
 #define BRUTE_TYPE_ATTACK	1713
 #define BRUTE_TYPE_KILL		1714
 #define BRUTE_TYPE_CONFIG	1715
+#define BRUTE_TYPE_BAN		1716
+#define BRUTE_TYPE_UNBAN	1717
 #define BRUTE_TYPE_FIRST	BRUTE_TYPE_HIERARCHY
-#define BRUTE_TYPE_LAST		BRUTE_TYPE_CONFIG
+#define BRUTE_TYPE_LAST		BRUTE_TYPE_UNBAN
 
 static inline bool brute_type_known(int type)
 {
@@ -38,6 +40,9 @@ unsigned boundary_from_name(const char *name);	/* 0 if unknown */
 int boundaries_from_list(const char *list, unsigned *mask);
 void boundaries_to_list(unsigned mask, char *buf, size_t len);
 
+/* 9999-12-31T23:59:59Z: record times are clamped to 0..this */
+#define BRUTE_TIME_MAX 253402300799ull
+
 #define BRUTE_COMM_MAX 64
 #define BRUTE_PATH_MAX 4096
 #define BRUTE_NAME_MAX 64
@@ -52,7 +57,9 @@ struct brute_subject {
 enum { HIER_ALLOCATED = 1, HIER_DEALLOCATED = 2 };
 enum { ATTACK_FORK = 1, ATTACK_EXEC = 2 };
 enum { SPEED_FAST = 1, SPEED_SLOW = 2 };
-enum { ACTION_KILL = 1, ACTION_AUDIT = 2 };
+enum { ACTION_KILL = 1, ACTION_AUDIT = 2, ACTION_BAN = 3 };
+
+#define BRUTE_REASON_MAX 32
 
 struct brute_record {
 	int type;
@@ -74,6 +81,20 @@ struct brute_record {
 	uint32_t new_uid, new_euid;
 	bool has_new_ids;
 
+	/*
+	 * v2 (uid, target) table: 1712 table charge, 1713 exec attack, 1716,
+	 * 1717.  has_target: attacker_uid, target_dev and target_ino present
+	 * (a 1712 with them is a table charge, not a crash of the hierarchy).
+	 */
+	bool has_target;
+	uint32_t attacker_uid;
+	uint32_t target_major, target_minor;
+	uint64_t target_ino;
+	char target_name[BRUTE_NAME_MAX * 4];	/* 1716, 1717: basename (<= 255 bytes) */
+	uint64_t ban_s;				/* 1716 */
+	char reason[BRUTE_REASON_MAX];		/* 1717: expired|lifted */
+	uint64_t denied;			/* 1717 */
+
 	/* 1712, 1713 */
 	uint64_t origin;
 	int sig, code;
@@ -82,7 +103,9 @@ struct brute_record {
 	uint64_t threshold_ms, max_faults;
 	int mode;
 
-	/* 1714 */
+	/* 1714: one killed process, or (kill_summary) the response's total */
+	bool kill_summary;		/* v2 "killed=N unreported=N", no opid */
+	uint64_t unreported;		/* kill_summary: killed without a record; killed= the total */
 	uint32_t opid, ouid, oauid, oses;
 	char ocomm[BRUTE_COMM_MAX];
 	char oexe[BRUTE_PATH_MAX];
@@ -101,6 +124,9 @@ struct brute_record {
  *
  * Returns 0, -EBADMSG if a required field is missing or invalid, or
  * -EOPNOTSUPP if the record is not a known brute type.
+ *
+ * v1 records (1710-1715 before the (uid, target) table) and v2 ones
+ * (docs/audit-records.md) are both accepted.
  */
 int record_from_auparse(auparse_state_t *au, struct brute_record *r);
 

@@ -6,7 +6,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *siem_protocol_name(enum siem_protocol p)
@@ -19,36 +21,7 @@ const char *siem_protocol_name(enum siem_protocol p)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_valid(const unsigned char *s)
-{
-	uint32_t cp;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;	/* also stops at the NUL terminator */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
+#define utf8_valid utf8_seq_len
 
 int siem_escape_sd_value(struct strbuf *out, const char *value)
 {
@@ -60,6 +33,13 @@ int siem_escape_sd_value(struct strbuf *out, const char *value)
 		if (n == 0) {
 			sb_puts(out, "\xef\xbf\xbd");
 			p++;
+			continue;
+		}
+		if (utf8_is_control(p, n)) {
+			/* a receiver reads "\012" as those 4 characters: one line, inert */
+			for (size_t i = 0; i < n; i++)
+				sb_printf(out, "\\%03o", p[i]);
+			p += n;
 			continue;
 		}
 		if (*p == '"' || *p == '\\' || *p == ']')
@@ -91,8 +71,12 @@ int siem_escape_json(struct strbuf *out, const char *value)
 		case '\r': sb_puts(out, "\\r"); break;
 		case '\t': sb_puts(out, "\\t"); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f)
 				sb_printf(out, "\\u%04x", *p);
+			else if (n > 1 && utf8_is_control(p, n))
+				/* C1, line separators, bidi controls: valid JSON raw, not inert */
+				sb_printf(out, "\\u%04x", n == 2 ? (unsigned)(p[1] & 0x3f) | (unsigned)(p[0] & 0x1f) << 6 :
+					  (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f));
 			else
 				sb_put(out, p, n);
 		}
@@ -148,22 +132,9 @@ int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, stru
 		sb_putc(out, '"');
 	}
 	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
-	if (e->message) {
-		/* MSG needs no escaping, only valid UTF-8 */
-		const unsigned char *p = (const unsigned char *)e->message;
-
-		while (*p) {
-			size_t n = utf8_valid(p);
-
-			if (n == 0) {
-				sb_puts(out, "\xef\xbf\xbd");
-				p++;
-			} else {
-				sb_put(out, p, n);
-				p += n;
-			}
-		}
-	}
+	/* MSG: valid UTF-8 after the BOM, and one inert line (names are the attacker's) */
+	if (e->message)
+		sb_put_text(out, e->message);
 	return out->oom ? -ENOMEM : 0;
 }
 
@@ -174,8 +145,21 @@ static const char *severity_name(int prio)
 	return n[prio & 7];
 }
 
+/* the object's own keys: a field of the same name is written "brute_NAME" */
+static const char *const json_header_keys[] = {
+	"timestamp", "host", "app", "app_pid", "kind", "message_id", "priority",
+	"severity", "message",
+};
+
 static void json_key(struct strbuf *out, const char *key)
 {
+	for (size_t i = 0; i < sizeof(json_header_keys) / sizeof(json_header_keys[0]); i++)
+		if (strcmp(key, json_header_keys[i]) == 0) {
+			sb_puts(out, ",\"brute_");
+			siem_escape_json(out, key);
+			sb_puts(out, "\":");
+			return;
+		}
 	sb_puts(out, ",\"");
 	siem_escape_json(out, key);
 	sb_puts(out, "\":");
@@ -202,7 +186,7 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 	siem_escape_json(out, f->hostname ? f->hostname : "");
 	sb_puts(out, "\",\"app\":\"");
 	siem_escape_json(out, f->app_name ? f->app_name : "");
-	sb_printf(out, "\",\"pid\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"priority\":%d,\"severity\":\"%s\",\"message\":\"",
+	sb_printf(out, "\",\"app_pid\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"priority\":%d,\"severity\":\"%s\",\"message\":\"",
 		  f->pid, entry_kind_name(e->kind), entry_kind_message_id(e->kind),
 		  e->priority & 7, severity_name(e->priority));
 	siem_escape_json(out, e->message ? e->message : "");
@@ -238,27 +222,124 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 	return out->oom ? -ENOMEM : 0;
 }
 
+static int format_unframed(enum siem_protocol p, const struct entry *e,
+			   const struct siem_format *f, struct strbuf *out)
+{
+	sb_reset(out);
+	return p == SIEM_JSON ? siem_format_json(e, f, out) : siem_format_rfc5424(e, f, out);
+}
+
+/* Copy of at most max bytes of s, cut on a UTF-8 boundary, "..." appended if cut. */
+static char *cut_utf8(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	char *r;
+
+	if (n <= max)
+		return strdup(s);
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	r = malloc(max + 4);
+	if (r) {
+		memcpy(r, s, max);
+		memcpy(r + max, "...", 4);
+	}
+	return r;
+}
+
+/*
+ * The entry summarized: values cut to vmax bytes, at most rmax values of a
+ * repeated field (NAME_OMITTED counts the rest), at most keep fields.
+ */
+static int reduce(const struct entry *e, struct entry *out, size_t vmax, size_t rmax, size_t keep)
+{
+	int r = 0;
+	char *v;
+
+	entry_init(out, e->kind, e->priority, e->timestamp_usec);
+	v = cut_utf8(e->message ? e->message : "", vmax * 2);
+	if (!v)
+		return -ENOMEM;
+	r |= entry_set_message(out, "%s", v);
+	free(v);
+	r |= entry_add_u64(out, "TRUNCATED", 1);
+	for (size_t i = 0; i < e->n_fields && out->n_fields <= keep; i++) {
+		const struct entry_field *fl = &e->fields[i];
+		size_t before = 0, total = 0;
+
+		for (size_t j = 0; j < e->n_fields; j++)
+			if (strcmp(e->fields[j].name, fl->name) == 0) {
+				before += j < i;
+				total++;
+			}
+		if (before >= rmax) {
+			if (before == rmax) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "%.40s_OMITTED", fl->name);
+				r |= entry_add_u64(out, name, total - rmax);
+			}
+			continue;
+		}
+		v = fl->numeric ? strdup(fl->value) : cut_utf8(fl->value, vmax);
+		if (!v)
+			return -ENOMEM;
+		r |= entry_add_full(out, fl->name, v, fl->numeric);
+		free(v);
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+
+static int format_capped(enum siem_protocol p, const struct entry *e,
+			 const struct siem_format *f, struct strbuf *out)
+{
+	static const struct { size_t vmax, rmax; } steps[] = {
+		{ 1024, 8 }, { 256, 4 }, { 128, 2 }, { 64, 1 },
+	};
+	size_t max = f->max_message;
+	struct entry small;
+	int r;
+
+	r = format_unframed(p, e, f, out);
+	if (r < 0 || !max || out->len <= max)
+		return r;
+	if (max < SIEM_MESSAGE_MIN)
+		max = SIEM_MESSAGE_MIN;
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		r = reduce(e, &small, steps[s].vmax, steps[s].rmax, SIZE_MAX);
+		if (r == 0)
+			r = format_unframed(p, &small, f, out);
+		entry_free(&small);
+		if (r < 0 || out->len <= max)
+			return r;
+	}
+	/* the last fields go, one by one: the message, TRUNCATED and the first ones stay */
+	for (size_t keep = e->n_fields; keep-- > 0;) {
+		r = reduce(e, &small, 64, 1, keep);
+		if (r == 0)
+			r = format_unframed(p, &small, f, out);
+		entry_free(&small);
+		if (r < 0 || out->len <= max)
+			return r;
+	}
+	return -EMSGSIZE;	/* a header longer than SIEM_MESSAGE_MIN: cannot happen */
+}
+
 int siem_format_wire(enum siem_protocol p, const struct entry *e,
 		     const struct siem_format *f, struct strbuf *out)
 {
 	struct strbuf msg = STRBUF_INIT;
 	int r;
 
-	switch (p) {
-	case SIEM_UDP:
-		return siem_format_rfc5424(e, f, out);
-	case SIEM_TCP:
-		r = siem_format_rfc5424(e, f, &msg);
-		if (r == 0)
-			r = sb_printf(out, "%zu ", msg.len);
-		if (r == 0)
-			r = sb_put(out, msg.buf, msg.len);
-		sb_free(&msg);
-		return r;
-	case SIEM_JSON:
-		r = siem_format_json(e, f, out);
-		return r < 0 ? r : sb_putc(out, '\n');
-	default:
+	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON)
 		return -EINVAL;
-	}
+	r = format_capped(p, e, f, &msg);
+	if (r == 0 && p == SIEM_TCP)
+		r = sb_printf(out, "%zu ", msg.len);
+	if (r == 0)
+		r = sb_put(out, msg.buf, msg.len);
+	if (r == 0 && p == SIEM_JSON)
+		r = sb_putc(out, '\n');
+	sb_free(&msg);
+	return r;
 }

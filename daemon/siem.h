@@ -27,7 +27,11 @@ struct siem_format {
 	const char *app_name;
 	int pid;
 	int facility;		/* LOG_AUTHPRIV etc. (already shifted, as in syslog.h) */
+	size_t max_message;	/* siem_format_wire: cap of one message (framing aside), 0: none */
 };
+
+/* Smallest max_message that every entry can be reduced to. */
+#define SIEM_MESSAGE_MIN 2048
 
 const char *siem_protocol_name(enum siem_protocol p);
 
@@ -35,7 +39,13 @@ const char *siem_protocol_name(enum siem_protocol p);
 int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, struct strbuf *out);
 /* One JSON object, no trailing newline. */
 int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out);
-/* The bytes to put on the wire for this protocol (framing included). */
+/*
+ * The bytes to put on the wire for this protocol (framing included).  A
+ * message longer than f->max_message is summarized until it fits: long
+ * values cut (UTF-8 boundary, "..."), repeated fields reduced to the first
+ * few plus NAME_OMITTED=count, the MSG shortened, and as a last resort the
+ * last fields dropped; it then carries TRUNCATED=1.
+ */
 int siem_format_wire(enum siem_protocol p, const struct entry *e,
 		     const struct siem_format *f, struct strbuf *out);
 

@@ -20,6 +20,7 @@
 #define FILE_MAGIC	"BRSPOOL1"
 #define REC_MAGIC	0x31535242u	/* "BRS1" */
 #define COMPACT_MIN	(1024 * 1024)
+#define SPOOL_POS_MAX	(1ull << 62)	/* 4 EiB written: positions never get near overflow */
 
 struct spool {
 	int fd;
@@ -31,6 +32,8 @@ struct spool {
 	uint64_t size;		/* file size */
 	uint64_t max_bytes;
 	bool sync;
+	bool dropping;		/* drops were logged; reset when the spool drains */
+	uint64_t dropped_at_log;
 	struct spool_stats stats;
 };
 
@@ -111,24 +114,43 @@ static int full_pread(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int write_header(struct spool *s, int fd)
+/* bytes 24..31 of the header: FNV-1a of bytes 0..23 (0 in spools written before it) */
+static uint64_t header_sum(const unsigned char *h)
 {
-	unsigned char h[HDR_SIZE] = { 0 };
+	uint32_t sum = fnv1a(h, 24);
+
+	return sum ? sum : 1;
+}
+
+static void header_bytes(const struct spool *s, unsigned char *h)
+{
 	uint64_t v;
 
+	memset(h, 0, HDR_SIZE);
 	memcpy(h, FILE_MAGIC, 8);
 	v = htole64(s->base);
 	memcpy(h + 8, &v, 8);
 	v = htole64(s->head);
 	memcpy(h + 16, &v, 8);
+	v = htole64(header_sum(h));
+	memcpy(h + 24, &v, 8);
+}
+
+static int write_header(struct spool *s, int fd)
+{
+	unsigned char h[HDR_SIZE];
+
+	header_bytes(s, h);
 	return full_pwrite(fd, h, sizeof(h), 0);
 }
 
 static int persist_head(struct spool *s)
 {
-	uint64_t v = htole64(s->head);
-	int r = full_pwrite(s->fd, &v, 8, 16);
+	unsigned char h[HDR_SIZE];
+	int r;
 
+	header_bytes(s, h);
+	r = full_pwrite(s->fd, h + 16, 16, 16);	/* head and checksum */
 	if (r == 0 && s->sync && fdatasync(s->fd) < 0)
 		r = -errno;
 	return r;
@@ -196,8 +218,22 @@ static int load(struct spool *s)
 	s->base = le64toh(v);
 	memcpy(&v, h + 16, 8);
 	s->head = le64toh(v);
-	if (s->head < s->base || off_of(s, s->head) > s->size)
+	memcpy(&v, h + 24, 8);
+	v = le64toh(v);
+	/*
+	 * A corrupt base or head would put every later position out of reach
+	 * (a tail that wraps around): checksum, and positions far from 2^64.
+	 */
+	if (v != 0 && v != header_sum(h))
 		return -EBADMSG;
+	if (s->base > SPOOL_POS_MAX || s->head < s->base || s->head - s->base > s->size - HDR_SIZE)
+		return -EBADMSG;
+	if (v == 0) {
+		/* a spool of the previous format: give it a checksum from now on */
+		r = write_header(s, s->fd);
+		if (r < 0)
+			return r;
+	}
 
 	/* count valid records; cut a torn or corrupt tail */
 	for (off = off_of(s, s->head); off < s->size;) {
@@ -370,6 +406,12 @@ int spool_ack(struct spool *s, uint64_t pos)
 	}
 	if (s->head == old)
 		return 0;
+	if (spool_empty(s) && s->dropping) {
+		log_warning("spool %s: delivered again; %llu entries were dropped during the outage",
+			   s->path, (unsigned long long)(s->stats.dropped - s->dropped_at_log));
+		s->dropping = false;
+		s->dropped_at_log = s->stats.dropped;
+	}
 	if (spool_empty(s) || (off_of(s, s->head) - HDR_SIZE > COMPACT_MIN &&
 			       off_of(s, s->head) - HDR_SIZE > (s->size - HDR_SIZE) / 2))
 		r = compact(s);
@@ -378,25 +420,55 @@ int spool_ack(struct spool *s, uint64_t pos)
 	return r;
 }
 
+/*
+ * Make room for a record of need bytes so that the file stays within
+ * max_bytes: reclaim the delivered prefix, and if that is not enough drop
+ * the oldest records down to 3/4 of the limit (so that the next drops and
+ * compactions come in batches, not one rewrite per append).
+ */
+static int make_room(struct spool *s, uint64_t need)
+{
+	uint64_t room = s->max_bytes > HDR_SIZE ? s->max_bytes - HDR_SIZE : 0;
+	bool dropped = false;
+
+	if (need > room * 3 / 4)
+		return -EMSGSIZE;
+	if (s->size + need <= s->max_bytes)
+		return 0;
+	if (s->stats.bytes + need > room) {
+		while (s->stats.records > 0 && s->stats.bytes + need > room * 3 / 4) {
+			if (pop(s) < 0)
+				break;
+			s->stats.dropped++;
+			dropped = true;
+		}
+	}
+	if (dropped && !s->dropping) {
+		log_warning("spool %s full (spool_max_size %llu bytes): dropping the oldest entries until the receiver takes them again; they are counted",
+			    s->path, (unsigned long long)s->max_bytes);
+		s->dropping = true;
+	}
+	return compact(s);
+}
+
 int spool_append(struct spool *s, const void *data, size_t len)
 {
 	unsigned char h[REC_HDR];
 	struct iovec iov[2];
 	uint32_t v;
-	uint64_t off = s->size;
+	uint64_t off, old_head;
 	ssize_t n;
-	bool dropped = false;
+	int r;
 
 	if (len > SPOOL_RECORD_MAX)
 		return -EMSGSIZE;
-	while (s->stats.records > 0 && s->stats.bytes + REC_HDR + len > s->max_bytes) {
-		if (pop(s) < 0)
-			break;
-		s->stats.dropped++;
-		dropped = true;
-	}
-	if (dropped)
+	old_head = s->head;
+	r = make_room(s, REC_HDR + len);
+	if (r < 0)
+		return r;
+	if (s->head != old_head)
 		persist_head(s);
+	off = s->size;
 
 	v = htole32(REC_MAGIC);
 	memcpy(h, &v, 4);
@@ -411,17 +483,26 @@ int spool_append(struct spool *s, const void *data, size_t len)
 	do
 		n = pwritev(s->fd, iov, 2, (off_t)off);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)(REC_HDR + len)) {
-		int r = n < 0 ? -errno : -EIO;
+	r = n < 0 ? -errno : 0;
+	if (n >= 0 && (size_t)n < REC_HDR + len) {
+		/* a short write (disk full): the rest tells the real error, ENOSPC not EIO */
+		size_t done = (size_t)n;
 
+		if (done < REC_HDR)
+			r = full_pwrite(s->fd, h + done, REC_HDR - done, off + done);
+		if (r == 0)
+			r = full_pwrite(s->fd, (const char *)data + (done > REC_HDR ? done - REC_HDR : 0),
+					len - (done > REC_HDR ? done - REC_HDR : 0),
+					off + (done > REC_HDR ? done : REC_HDR));
+	}
+	if (r < 0) {
 		/* never leave a partial record behind */
 		if (ftruncate(s->fd, (off_t)off) < 0)
 			log_warning("spool %s: cannot cut partial record: %m", s->path);
 		return r;
 	}
 	if (s->sync && fdatasync(s->fd) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		if (ftruncate(s->fd, (off_t)off) < 0)
 			log_warning("spool %s: cannot cut unsynced record: %m", s->path);
 		return r;

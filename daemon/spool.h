@@ -5,10 +5,13 @@
  * Every message is appended to <dir>/spool (and fdatasync()ed when sync is
  * set) before any delivery attempt, so what was accepted survives a
  * restart or crash and is replayed in order on start.  Positions are
- * logical byte offsets that stay valid across compaction.  When the spool
- * would exceed max_bytes the oldest messages are dropped and counted.
+ * logical byte offsets that stay valid across compaction.  The file never
+ * exceeds max_bytes: an append that would cross it first reclaims the
+ * delivered prefix and, if that is not enough, drops the oldest messages
+ * down to 3/4 of the limit (counted; logged once until the spool drains).
  *
- * File layout: 32 byte header "BRSPOOL1", base (u64), head (u64), 0 (u64);
+ * File layout: 32 byte header "BRSPOOL1", base (u64), head (u64), FNV-1a
+ * of the first 24 bytes (u64; 0 in older spools, accepted);
  * then records of magic "BRS1", length (u32), FNV-1a checksum (u32) and
  * payload.  Integers are little endian.  A torn or corrupt tail (crash
  * during append) is cut off at open.

@@ -40,7 +40,9 @@ void log_msg(int level, const char *fmt, ...)
 		"emergency", "alert", "critical", "error",
 		"warning", "notice", "info", "debug",
 	};
+	struct strbuf text = STRBUF_INIT;
 	char buf[2048];
+	const char *line;
 	va_list ap;
 	int saved_errno = errno;
 
@@ -51,11 +53,85 @@ void log_msg(int level, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 
+	/* names in messages come from the attacker: one line, no escape sequence */
+	if (sb_put_text(&text, buf) == 0) {
+		line = text.buf;
+	} else {
+		for (char *p = buf; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+				*p = '?';
+		line = buf;
+	}
 	if (log_target == LOG_TARGET_KMSG_PREFIX)
-		fprintf(stderr, "<%d>%s\n", level & 7, buf);
+		fprintf(stderr, "<%d>%s\n", level & 7, line);
 	else
-		fprintf(stderr, "brute-reportd: %s: %s\n", names[level & 7], buf);
+		fprintf(stderr, "brute-reportd: %s: %s\n", names[level & 7], line);
+	sb_free(&text);
 	errno = saved_errno;
+}
+
+size_t utf8_seq_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the NUL terminator */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool utf8_is_control(const unsigned char *s, size_t n)
+{
+	if (n == 1)
+		return s[0] < 0x20 || s[0] == 0x7f;
+	if (n == 2)
+		return s[0] == 0xc2 && s[1] < 0xa0;	/* U+0080-U+009F */
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80)	/* U+2028-U+202E */
+		return s[2] >= 0xa8 && s[2] <= 0xae;
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x81)	/* U+2066-U+2069 */
+		return s[2] >= 0xa6 && s[2] <= 0xa9;
+	return false;
+}
+
+int sb_put_text(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (n == 0 || utf8_is_control(p, n)) {
+			n = n ? n : 1;
+			for (size_t i = 0; i < n; i++)
+				sb_printf(sb, "\\%03o", p[i]);
+		} else if (*p == '\\') {
+			sb_puts(sb, "\\\\");
+		} else {
+			sb_put(sb, p, n);
+		}
+		p += n;
+	}
+	return sb->oom ? -ENOMEM : 0;
 }
 
 void sb_free(struct strbuf *sb)
@@ -229,6 +305,9 @@ int format_rfc3339(uint64_t usec, char *buf, size_t len)
 	struct tm tm;
 	char tmp[32];
 
+	/* RFC 3339 has 4-digit years */
+	if (usec / 1000000 > 253402300799ull)
+		return -ERANGE;
 	if (!gmtime_r(&sec, &tm))
 		return -EINVAL;
 	if (strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)

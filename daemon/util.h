@@ -55,6 +55,25 @@ int sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
 void sb_consume(struct strbuf *sb, size_t n);
 const char *sb_str(const struct strbuf *sb);
 
+/* ---- text escaping ---- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid (or NUL-cut). */
+size_t utf8_seq_len(const unsigned char *s);
+/*
+ * Code points a terminal or a line-based reader acts on: C0 controls, DEL,
+ * C1 controls (U+0080-U+009F), the line/paragraph separators and the bidi
+ * embedding/override/isolate controls (U+202A-U+202E, U+2066-U+2069).
+ */
+bool utf8_is_control(const unsigned char *s, size_t n);
+/*
+ * Append s for a text sink (terminal, log file, syslog MSG, journal
+ * MESSAGE): every byte of a control sequence (above) and every byte that
+ * is not valid UTF-8 becomes \ooo (octal), a backslash becomes \\;
+ * the rest is copied.  The result is one line of valid UTF-8 and
+ * unambiguous: "\012" in it is always a newline of the original.
+ */
+int sb_put_text(struct strbuf *sb, const char *s);
+
 /* ---- misc ---- */
 
 /* Copy with truncation, always NUL terminated (len > 0). */

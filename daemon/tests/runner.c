@@ -93,6 +93,38 @@ void test_skip(const char *why)
 	}
 }
 
+static int saved_stderr = -1;
+static FILE *capture_file;
+
+void stderr_capture_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	ck_assert(capture_file != NULL);
+	saved_stderr = dup(2);
+	ck_assert(saved_stderr >= 0);
+	ck_assert(dup2(fileno(capture_file), 2) == 2);
+}
+
+char *stderr_capture_end(void)
+{
+	char *buf;
+	long n;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	n = ftell(capture_file);
+	buf = calloc(1, (size_t)n + 1);
+	ck_assert(buf != NULL);
+	rewind(capture_file);
+	ck_assert(fread(buf, 1, (size_t)n, capture_file) == (size_t)n);
+	fclose(capture_file);
+	capture_file = NULL;
+	return buf;
+}
+
 void entry_copy(struct entry *dst, const struct entry *src)
 {
 	entry_init(dst, src->kind, src->priority, src->timestamp_usec);

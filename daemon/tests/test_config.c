@@ -72,6 +72,25 @@ START_TEST(test_good)
 	ck_assert_str_eq(cfg.spool_dir, "/var/tmp/x");
 	ck_assert(!cfg.journal);
 	ck_assert_uint_eq(cfg.corr.kill_coalesce_ms, 0);
+	/* v2 kinds: forwarded by default, selectable by name */
+	config_defaults(&cfg);
+	ck_assert_uint_eq(cfg.fwd.max_message, 8192);
+	ck_assert_uint_eq(cfg.corr.max_memory, 192u << 20);
+	ck_assert_uint_eq(cfg.fwd.timeout_ms, 30000);
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_timeout = 5\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.fwd.timeout_ms, 5000);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_timeout = 3601\n", &cfg), 0);
+	ck_assert_int_eq(config_parse_string("test.conf", "max_memory = 64M\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.corr.max_memory, 64u << 20);
+	ck_assert_int_lt(config_parse_string("test.conf", "max_memory = 1M\n", &cfg), 0);
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_max_message = 4K\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.fwd.max_message, 4096);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_max_message = 1K\n", &cfg), 0);
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_max_message = 64K\n", &cfg), 0);
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_BAN));
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_UNBAN));
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_kinds = ban,unban\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.siem_kinds, (1u << ENTRY_BAN) | (1u << ENTRY_UNBAN));
 }
 END_TEST
 
@@ -142,6 +161,48 @@ START_TEST(test_file_permissions)
 }
 END_TEST
 
+/*
+ * issue 11 #9: after the default file disappeared, a SIGHUP switched to the
+ * built-in defaults and silently turned forwarding off.  The reload path
+ * (required: a reload must read its file) keeps the running configuration.
+ */
+START_TEST(test_reload_missing_file)
+{
+	const char *dir = make_tmpdir();
+	char path[512];
+	struct brute_config cfg, before;
+	FILE *f;
+
+	if (geteuid() != 0) {
+		test_skip("config: reading a root-owned file needs root");
+		rm_rf(dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/reportd.conf", dir);
+	f = fopen(path, "w");
+	fputs("siem_protocol = json\nsiem_host = 192.0.2.1\n", f);
+	fclose(f);
+	chmod(path, 0600);
+	/* startup with the default path: read it */
+	ck_assert_int_eq(config_read(path, false, &cfg), 0);
+	ck_assert_int_eq(cfg.fwd.protocol, SIEM_JSON);
+	before = cfg;
+	unlink(path);
+	/* reload: the file is gone, nothing changes */
+	ck_assert_int_eq(config_read(path, true, &cfg), -ENOENT);
+	ck_assert(memcmp(&cfg, &before, sizeof(cfg)) == 0);
+	/* a file that cannot be read (a directory) neither */
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_lt(config_read(path, true, &cfg), 0);
+	ck_assert(memcmp(&cfg, &before, sizeof(cfg)) == 0);
+	rmdir(path);
+	/* startup without the default file: the built-in defaults */
+	ck_assert_int_eq(config_read(path, false, &cfg), 0);
+	ck_assert_int_eq(cfg.fwd.protocol, SIEM_NONE);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -150,6 +211,7 @@ Suite *config_suite(void)
 	tcase_add_test(tc, test_good);
 	tcase_add_test(tc, test_every_bad_line_reported);
 	tcase_add_test(tc, test_file_permissions);
+	tcase_add_test(tc, test_reload_missing_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,6 +503,412 @@ START_TEST(test_partial_streams)
 }
 END_TEST
 
+/*
+ * v2 records (docs/audit-records.md), written by hand from the interface
+ * contract until captured ones replace them.
+ */
+
+#define P2 "4295100000"
+
+/* uid 1000 crashes a setuid target from fresh children of P2: banned, lifted by root. */
+START_TEST(test_v2_exec_ban)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a, b, k, u, cl;
+
+	run_fixture("v2-exec-ban.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 27);
+	/* 4 boundaries + 4 children closed, attack, ban, kill, P2 closed, unban */
+	ck_assert_uint_eq(c.n, 13);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	b = find_entry(&c, ENTRY_BAN, 0);
+	k = find_entry(&c, ENTRY_KILL, 0);
+	u = find_entry(&c, ENTRY_UNBAN, 0);
+	cl = find_hier(&c, ENTRY_CLOSED, P2, 0);
+	ck_assert(a >= 0 && a < b && b < k && k < cl && cl < u);
+	ck_assert_int_eq(find_entry(&c, ENTRY_ATTACK, 1), -1);
+	ck_assert_int_eq(find_entry(&c, ENTRY_KILL, 1), -1);
+
+	ck_assert_str_eq(field(&c, a, "HIERARCHY"), P2);
+	ck_assert_str_eq(field(&c, a, "ORIGIN"), "4295100004");
+	ck_assert_str_eq(field(&c, a, "ATTACK_TYPE"), "exec");
+	ck_assert_str_eq(field(&c, a, "ACTION"), "ban");
+	ck_assert_str_eq(field(&c, a, "ATTACKER_UID"), "1000");
+	ck_assert_str_eq(field(&c, a, "TARGET_DEV"), "0:21");
+	ck_assert_str_eq(field(&c, a, "TARGET_INO"), "1234");
+	ck_assert_str_eq(field(&c, a, "EXEC_PARENT"), P2);
+	/* the table charges, not P2's own crashes (it has none) */
+	ck_assert_str_eq(field(&c, a, "CRASHES"), "4");
+	ck_assert_str_eq(field(&c, a, "PERIODS_MS"), "100,100,100");
+	ck_assert_str_eq(field(&c, a, "EXE"), "/usr/local/bin/crasher_suid");
+	ck_assert(strstr(c.e[a].message, "uid 1000 crashed /usr/local/bin/crasher_suid") != NULL);
+
+	ck_assert_int_eq(c.e[b].priority, LOG_CRIT);
+	ck_assert_str_eq(field(&c, b, "ATTACKER_UID"), "1000");
+	ck_assert_str_eq(field(&c, b, "TARGET_DEV"), "0:21");
+	ck_assert_str_eq(field(&c, b, "TARGET_INO"), "1234");
+	ck_assert_str_eq(field(&c, b, "TARGET_NAME"), "crasher_suid");
+	ck_assert_str_eq(field(&c, b, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, b, "BAN_UNTIL"), "2023-11-14T22:45:00.450000Z");
+	ck_assert_str_eq(field(&c, b, "HIERARCHY"), P2);
+	ck_assert_str_eq(field(&c, b, "CRASHES"), "4");
+	ck_assert_str_eq(field(&c, b, "EXE"), "/usr/local/bin/crasher_suid");
+	ck_assert_str_eq(field(&c, b, "AUDIT_ID"), "1700001000.450:521");
+
+	ck_assert_str_eq(field(&c, k, "HIERARCHY"), P2);
+	ck_assert_str_eq(field(&c, k, "KILLED_COUNT"), "1");
+	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "3000");
+	ck_assert_str_eq(field(&c, k, "ACTION"), "ban");
+	ck_assert_str_eq(field(&c, k, "ATTACKER_UID"), "1000");
+	ck_assert_ptr_null(entry_get(&c.e[k], "KILLED_UNREPORTED"));
+
+	/* P2 was never charged a crash of its own */
+	ck_assert_str_eq(field(&c, cl, "CRASHES"), "0");
+	ck_assert_str_eq(field(&c, cl, "ATTACKS"), "1");
+	ck_assert_str_eq(field(&c, cl, "KILLED_COUNT"), "1");
+	ck_assert_str_eq(field(&c, cl, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, cl, "TARGET_INO"), "1234");
+	for (int i = 1; i <= 4; i++) {
+		char h[32];
+		int ci;
+
+		snprintf(h, sizeof(h), "%llu", 4295100000ull + (unsigned)i);
+		ci = find_hier(&c, ENTRY_CLOSED, h, 0);
+		ck_assert_str_eq(field(&c, ci, "CRASHES"), "1");
+		ck_assert_str_eq(field(&c, ci, "FAULTS"), "1");
+	}
+
+	ck_assert_int_eq(c.e[u].priority, LOG_NOTICE);
+	ck_assert_str_eq(field(&c, u, "REASON"), "lifted");
+	ck_assert_str_eq(field(&c, u, "DENIED_COUNT"), "3");
+	ck_assert_str_eq(field(&c, u, "TARGET_NAME"), "crasher_suid");
+	ck_assert_str_eq(field(&c, u, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, u, "BANNED_MS"), "59550");
+	ck_assert_str_eq(field(&c, u, "HIERARCHY"), P2);
+	ck_assert_str_eq(field(&c, u, "LIFTED_BY_UID"), "0");
+	ck_assert_str_eq(field(&c, u, "LIFTED_BY_AUID"), "1001");
+	ck_assert_str_eq(field(&c, u, "LIFTED_BY_EXE"), "/usr/sbin/brutectl");
+	ck_assert(strstr(c.e[u].message, "lifted by pid 4242 uid 0 auid 1001") != NULL);
+	ck_assert(strstr(c.e[u].message, "3 execve() attempts were denied") != NULL);
+	collected_free(&c);
+}
+END_TEST
+
+/* No exec parent: the table charge names the crashing hierarchy itself (P == H). */
+START_TEST(test_v2_ban_expired)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a, b, u, cl;
+
+	run_fixture("v2-ban-expired.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 17);
+	ck_assert_uint_eq(c.n, 7);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	b = find_entry(&c, ENTRY_BAN, 0);
+	u = find_entry(&c, ENTRY_UNBAN, 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "4295200003", 0);
+	ck_assert(a >= 0 && a < b && b < cl && cl < u);
+
+	ck_assert_str_eq(field(&c, a, "HIERARCHY"), "4295200003");
+	ck_assert_str_eq(field(&c, a, "ORIGIN"), "4295200003");
+	ck_assert_ptr_null(entry_get(&c.e[a], "EXEC_PARENT"));
+	ck_assert_str_eq(field(&c, a, "CRASHES"), "3");
+	ck_assert_str_eq(field(&c, a, "PERIODS_MS"), "200,200");
+	ck_assert_str_eq(field(&c, a, "ATTACKER_UID"), "1001");
+	ck_assert_str_eq(field(&c, a, "TARGET_DEV"), "8:1");
+	/* a charge that names the crashing hierarchy is not a second crash of it */
+	for (int i = 1; i <= 3; i++) {
+		char h[32];
+		int ci;
+
+		snprintf(h, sizeof(h), "%llu", 4295200000ull + (unsigned)i);
+		ci = find_hier(&c, ENTRY_CLOSED, h, 0);
+		ck_assert_str_eq(field(&c, ci, "CRASHES"), "1");
+		ck_assert_str_eq(field(&c, ci, "FAULTS"), "1");
+		ck_assert_str_eq(field(&c, ci, "EMA_MS"), "0");
+	}
+	ck_assert_str_eq(field(&c, cl, "KILLED_COUNT"), "1");
+
+	/* hex-encoded target_name, decoded */
+	ck_assert_str_eq(field(&c, b, "TARGET_NAME"), "my prog");
+	ck_assert_str_eq(field(&c, b, "BAN_S"), "60");
+	ck_assert_str_eq(field(&c, b, "BAN_UNTIL"), "2023-11-14T22:47:40.450000Z");
+
+	ck_assert_str_eq(field(&c, u, "REASON"), "expired");
+	ck_assert_str_eq(field(&c, u, "DENIED_COUNT"), "0");
+	ck_assert_str_eq(field(&c, u, "TARGET_NAME"), "my prog");
+	ck_assert_str_eq(field(&c, u, "BANNED_MS"), "60000");
+	ck_assert_str_eq(field(&c, u, "HIERARCHY"), "4295200003");
+	ck_assert_ptr_null(entry_get(&c.e[u], "LIFTED_BY_UID"));
+	ck_assert(strstr(c.e[u].message, "ended (expired)") != NULL);
+	collected_free(&c);
+}
+END_TEST
+
+/* 40 processes killed, 16 itemized: one kill entry with the true total, no ghost. */
+START_TEST(test_v2_kill_summary)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int k, cl;
+
+	run_fixture("v2-kill-summary.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 28);
+	/* boundary, attack, kill, closed: the late and unknown summaries open nothing */
+	ck_assert_uint_eq(c.n, 4);
+	k = find_entry(&c, ENTRY_KILL, 0);
+	cl = find_entry(&c, ENTRY_CLOSED, 0);
+	ck_assert_int_eq(find_entry(&c, ENTRY_KILL, 1), -1);
+	ck_assert_int_eq(find_entry(&c, ENTRY_CLOSED, 1), -1);
+	ck_assert_str_eq(field(&c, k, "KILLED_COUNT"), "40");
+	ck_assert_str_eq(field(&c, k, "KILLED_UNREPORTED"), "24");
+	ck_assert_uint_eq(entry_count(&c.e[k], "KILLED_TASK"), 16);
+	ck_assert(strncmp(field(&c, k, "KILLED_PIDS"), "6000,6002,", 10) == 0);
+	ck_assert(strstr(c.e[k].message, "Killed 40 tasks") != NULL);
+	ck_assert(strstr(c.e[k].message, "(24 not itemized by the kernel)") != NULL);
+	ck_assert_str_eq(field(&c, k, "AUDIT_ID"), "1700003000.350:708");
+	ck_assert_str_eq(field(&c, cl, "KILLED_COUNT"), "40");
+	ck_assert_str_eq(field(&c, cl, "KERNEL_KILLED"), "40");
+	collected_free(&c);
+}
+END_TEST
+
+/* A summary after the coalescing timer: the remainder only; later groups wait for it. */
+START_TEST(test_v2_kill_summary_late)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t h = 9ull << 32;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_CRASH, h, 1000);
+	r->faults = 1;
+	correlate_record(corr, r, 1000);
+	for (unsigned i = 0; i < 3; i++) {
+		mk(r, BRUTE_TYPE_KILL, h, 1100);
+		r->opid = 100 + i;
+		correlate_record(corr, r, 1100);
+	}
+	correlate_tick(corr, 1150);	/* no summary yet: the group goes out */
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_str_eq(entry_get(&c.e[0], "KILLED_COUNT"), "3");
+	mk(r, BRUTE_TYPE_KILL, h, 1160);
+	r->kill_summary = true;
+	r->killed = 5;
+	r->unreported = 2;
+	correlate_record(corr, r, 1160);
+	ck_assert_uint_eq(c.n, 2);
+	ck_assert_int_eq(c.e[1].kind, ENTRY_KILL);
+	ck_assert_str_eq(entry_get(&c.e[1], "KILLED_COUNT"), "2");
+	ck_assert_str_eq(entry_get(&c.e[1], "KILLED_UNREPORTED"), "2");
+
+	/* the kernel sends summaries: a later group waits past kill_coalesce_ms for its own */
+	for (unsigned i = 0; i < 2; i++) {
+		mk(r, BRUTE_TYPE_KILL, h, 2000);
+		r->opid = 200 + i;
+		correlate_record(corr, r, 2000);
+	}
+	correlate_tick(corr, 2100);
+	ck_assert_uint_eq(c.n, 2);
+	mk(r, BRUTE_TYPE_KILL, h, 2100);
+	r->kill_summary = true;
+	r->killed = 2;
+	correlate_record(corr, r, 2100);
+	ck_assert_uint_eq(c.n, 3);
+	ck_assert_str_eq(entry_get(&c.e[2], "KILLED_COUNT"), "2");
+	ck_assert_str_eq(entry_get(&c.e[2], "KILLED_PIDS"), "200,201");
+	ck_assert_ptr_null(entry_get(&c.e[2], "KILLED_UNREPORTED"));
+	correlate_close_all(corr, "shutdown");
+	ck_assert_str_eq(entry_get(&c.e[3], "KILLED_COUNT"), "7");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/* issue 11 #10: audit time stepping back (NTP) never underflows DURATION_MS */
+START_TEST(test_time_steps_back)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t h = 11ull << 32;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_CRASH, h, 5000);
+	r->faults = 1;
+	correlate_record(corr, r, 5000);
+	mk(r, BRUTE_TYPE_CRASH, h, 4000);	/* one second back */
+	r->faults = 2;
+	correlate_record(corr, r, 5001);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 4100);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 5002);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_str_eq(entry_get(&c.e[0], "DURATION_MS"), "0");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/*
+ * issue 11 #10: a full table evicted the least recently active hierarchy,
+ * which may be a long-lived one that crossed a boundary: a later attack
+ * alert then lost its boundaries.  Hierarchies that never crossed one go first.
+ */
+START_TEST(test_evict_quiet_first)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t a = 12ull << 32;
+	int at;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	cfg.max_hierarchies = 50;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_BOUNDARY, a, 1000);
+	r->boundary = BOUNDARY_SETID;
+	correlate_record(corr, r, 1000);
+	for (uint64_t i = 1; i <= 200; i++) {	/* a flood of hierarchies that cross nothing */
+		mk(r, BRUTE_TYPE_HIERARCHY, a + i, 1000 + i);
+		r->status = HIER_ALLOCATED;
+		correlate_record(corr, r, 1000 + i);
+	}
+	ck_assert_uint_le(correlate_get_stats(corr)->hierarchies, 50);
+	for (uint64_t i = 1; i <= 5; i++) {
+		mk(r, i < 5 ? BRUTE_TYPE_CRASH : BRUTE_TYPE_ATTACK, a, 2000 + i * 10);
+		r->faults = i;
+		r->attack = ATTACK_FORK;
+		r->speed = SPEED_FAST;
+		r->action = ACTION_KILL;
+		correlate_record(corr, r, 2000 + i * 10);
+	}
+	at = find_entry(&c, ENTRY_ATTACK, 0);
+	ck_assert_int_ge(at, 0);
+	ck_assert_str_eq(entry_get(&c.e[at], "BOUNDARIES"), "setid");
+	ck_assert_str_eq(entry_get(&c.e[at], "CRASHES"), "4");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/* issue 11 #10: a record after the deallocation re-created a ghost incident */
+START_TEST(test_no_ghost_after_dealloc)
+{
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	const uint64_t h = 13ull << 32;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	mk(r, BRUTE_TYPE_CRASH, h, 1000);
+	r->faults = 1;
+	correlate_record(corr, r, 1000);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 1100);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 1100);
+	ck_assert_uint_eq(c.n, 1);
+	/* late: a kill, a crash, a second deallocation */
+	mk(r, BRUTE_TYPE_KILL, h, 1200);
+	r->opid = 5;
+	correlate_record(corr, r, 1200);
+	mk(r, BRUTE_TYPE_CRASH, h, 1300);
+	r->faults = 2;
+	correlate_record(corr, r, 1300);
+	mk(r, BRUTE_TYPE_HIERARCHY, h, 1400);
+	r->status = HIER_DEALLOCATED;
+	correlate_record(corr, r, 1400);
+	correlate_tick(corr, 5000);
+	correlate_close_all(corr, "shutdown");
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(correlate_get_stats(corr)->incidents, 0);
+	ck_assert_uint_eq(correlate_get_stats(corr)->hierarchies, 0);
+	ck_assert_uint_eq(correlate_get_stats(corr)->late, 2);
+	/* the tombstones are bounded */
+	for (uint64_t i = 1; i <= 5000; i++) {
+		mk(r, BRUTE_TYPE_HIERARCHY, h + i, 2000);
+		r->status = HIER_ALLOCATED;
+		correlate_record(corr, r, 2000);
+		r->status = HIER_DEALLOCATED;
+		correlate_record(corr, r, 2000);
+	}
+	ck_assert_uint_eq(correlate_get_stats(corr)->hierarchies, 0);
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/*
+ * issue 11 #5: memory was bounded by count only: 131,072 hierarchies with
+ * 4 KiB paths took 550 MB, past the unit's MemoryMax.  max_memory bounds
+ * the bytes: here 20,000 hierarchies with distinct 4000-byte paths, each
+ * with an incident and a killed task, in 8 MiB; malloc's own count agrees.
+ */
+static void discard_cb(const struct entry *e, void *userdata)
+{
+	(void)e;
+	(void)userdata;
+}
+
+START_TEST(test_memory_bound)
+{
+	struct correlate_config cfg;
+	struct brute_record *r = calloc(1, sizeof(*r));
+	struct correlate *corr;
+	struct mallinfo2 before, after;
+	const uint64_t base = 14ull << 32;
+	const size_t max = 8u << 20;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	cfg.max_memory = max;
+	before = mallinfo2();
+	corr = correlate_new(&cfg, discard_cb, NULL);
+	for (uint64_t i = 0; i < 20000; i++) {
+		mk(r, BRUTE_TYPE_CRASH, base + i, 1000 + i);
+		r->faults = 1;
+		memset(r->subj.exe, 'a' + (int)(i % 26), 3999);
+		snprintf(r->subj.exe, 24, "/%llu/", (unsigned long long)i);
+		r->subj.exe[strlen(r->subj.exe)] = 'x';
+		r->subj.exe[3999] = '\0';
+		correlate_record(corr, r, 1000 + i);
+		mk(r, BRUTE_TYPE_KILL, base + i, 1000 + i);
+		r->opid = (uint32_t)i;
+		memset(r->oexe, 'o', 3999);
+		r->oexe[3999] = '\0';
+		correlate_record(corr, r, 1000 + i);
+		ck_assert_uint_le(correlate_get_stats(corr)->memory, max);
+	}
+	after = mallinfo2();
+	ck_assert_uint_gt(correlate_get_stats(corr)->evictions, 15000);
+	ck_assert_msg(after.uordblks - before.uordblks < 2 * max, "%zu bytes in use",
+		      after.uordblks - before.uordblks);
+	correlate_free(corr);
+	free(r);
+}
+END_TEST
+
 Suite *correlate_suite(void)
 {
 	Suite *s = suite_create("correlate");
@@ -513,11 +921,21 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_idle_and_coalesce);
 	tcase_add_test(tc, test_partial_streams);
 	tcase_add_test(tc, test_allocated_boundaries);
+	tcase_add_test(tc, test_time_steps_back);
+	tcase_add_test(tc, test_evict_quiet_first);
+	tcase_add_test(tc, test_no_ghost_after_dealloc);
+	tcase_add_test(tc, test_memory_bound);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("captured");
 	tcase_add_test(tc, test_captured_fork);
 	tcase_add_test(tc, test_captured_exec);
 	tcase_add_test(tc, test_captured_interleaved);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("v2");
+	tcase_add_test(tc, test_v2_exec_ban);
+	tcase_add_test(tc, test_v2_ban_expired);
+	tcase_add_test(tc, test_v2_kill_summary);
+	tcase_add_test(tc, test_v2_kill_summary_late);
 	suite_add_tcase(s, tc);
 	return s;
 }

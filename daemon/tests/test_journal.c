@@ -47,6 +47,13 @@ START_TEST(test_kinds_have_distinct_ids)
 	struct journal_fields jf;
 	const char *ids[4] = { 0 };
 
+	/* every kind, including v2's ban and unban, has its own MESSAGE_ID */
+	for (int i = 0; i < _ENTRY_KIND_MAX; i++) {
+		ck_assert_uint_eq(strlen(entry_kind_message_id(i)), 32);
+		for (int j = i + 1; j < _ENTRY_KIND_MAX; j++)
+			ck_assert_str_ne(entry_kind_message_id(i), entry_kind_message_id(j));
+	}
+
 	run_fixture("fork_attack.log", NULL, &c, NULL);
 	ck_assert_uint_eq(c.n, 4);
 	for (size_t i = 0; i < c.n; i++) {
@@ -65,6 +72,64 @@ START_TEST(test_kinds_have_distinct_ids)
 	for (int i = 0; i < 4; i++)
 		for (int j = i + 1; j < 4; j++)
 			ck_assert_str_ne(ids[i], ids[j]);
+	collected_free(&c);
+}
+END_TEST
+
+/* v2: a ban and its end are journal entries of their own, with fixed MESSAGE_IDs */
+START_TEST(test_v2_ban_fields)
+{
+	struct collected c;
+	struct journal_fields jf;
+	int b, u;
+
+	run_fixture("v2-exec-ban.log", NULL, &c, NULL);
+	b = find_entry(&c, ENTRY_BAN, 0);
+	u = find_entry(&c, ENTRY_UNBAN, 0);
+	ck_assert(b >= 0 && u >= 0);
+	ck_assert_int_eq(journal_fields_build(&c.e[b], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), "dda54503c6434773a0b9f8d83838594a");
+	ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "2");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KIND"), "ban");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_ATTACKER_UID"), "1000");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TARGET_DEV"), "0:21");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TARGET_INO"), "1234");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TARGET_NAME"), "crasher_suid");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_BAN_S"), "900");
+	ck_assert(strstr(journal_fields_get(&jf, "MESSAGE"), "Banned uid 1000 from executing crasher_suid") != NULL);
+	journal_fields_free(&jf);
+	ck_assert_int_eq(journal_fields_build(&c.e[u], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), "b1ca6fec5b6b4d109290214d7eca0c2b");
+	ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "5");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KIND"), "unban");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_REASON"), "lifted");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_DENIED_COUNT"), "3");
+	journal_fields_free(&jf);
+	collected_free(&c);
+}
+END_TEST
+
+/* MESSAGE is text: attacker-chosen names are escaped there; BRUTE_* keep the exact bytes */
+START_TEST(test_message_escaped)
+{
+	struct collected c;
+	struct journal_fields jf;
+	const char *m;
+
+	run_fixture("hostile-names.log", NULL, &c, NULL);
+	ck_assert_uint_eq(c.n, 3);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_int_eq(journal_fields_build(&c.e[i], &jf), 0);
+		m = journal_fields_get(&jf, "MESSAGE");
+		for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+			ck_assert_msg(*p >= 0x20 && *p != 0x7f && !(p[0] == 0xc2 && p[1] < 0xa0),
+				      "MESSAGE byte 0x%02x: %s", *p, m);
+		if (c.e[i].kind == ENTRY_ATTACK) {
+			ck_assert(strstr(m, "(ev\\012il\\033[2J, /tmp/x\\0122023-11-14T22:13:20.000000Z") != NULL);
+			ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_COMM"), "ev\nil\x1b[2J");
+		}
+		journal_fields_free(&jf);
+	}
 	collected_free(&c);
 }
 END_TEST
@@ -90,6 +155,8 @@ Suite *journal_suite(void)
 
 	tcase_add_test(tc, test_attack_fields);
 	tcase_add_test(tc, test_kinds_have_distinct_ids);
+	tcase_add_test(tc, test_v2_ban_fields);
+	tcase_add_test(tc, test_message_escaped);
 	tcase_add_test(tc, test_live_send);
 	suite_add_tcase(s, tc);
 	return s;

@@ -330,7 +330,7 @@ START_TEST(test_malformed_fixture)
 	ck_assert_uint_eq(rs->r[1].serial, 411);
 	ck_assert_uint_eq(st->malformed, 7);
 	ck_assert_uint_eq(st->garbage, 3);
-	ck_assert_uint_eq(st->other, 3);	/* 1716, 1799, NOT_A_TYPE */
+	ck_assert_uint_eq(st->other, 3);	/* 1718, 1799, NOT_A_TYPE */
 	parser_free(p);
 	free(data);
 	free(rs);
@@ -404,6 +404,138 @@ START_TEST(test_garbage_bytes)
 }
 END_TEST
 
+/* v2 record shapes: every new field reaches struct brute_record. */
+START_TEST(test_v2_records)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	size_t len;
+	char *data = read_file(fixture("v2-exec-ban.log"), &len);
+	const struct parser_stats *st = parser_get_stats(p);
+	const struct brute_record *charge = NULL, *own = NULL, *attack = NULL, *ban = NULL;
+	const struct brute_record *kill = NULL, *sum = NULL, *unban = NULL;
+
+	ck_assert_int_eq(parser_feed(p, data, len), 0);
+	parser_finish(p);
+	ck_assert_uint_eq(st->malformed, 0);
+	ck_assert_uint_eq(st->records, 27);
+	ck_assert_uint_eq(st->other, 2);	/* SYSCALL, EOE */
+	for (size_t i = 0; i < rs->n && i < 64; i++) {
+		const struct brute_record *r = &rs->r[i];
+
+		if (r->type == BRUTE_TYPE_CRASH && r->has_target && !charge)
+			charge = r;
+		if (r->type == BRUTE_TYPE_CRASH && !r->has_target && !own)
+			own = r;
+		if (r->type == BRUTE_TYPE_ATTACK)
+			attack = r;
+		if (r->type == BRUTE_TYPE_BAN)
+			ban = r;
+		if (r->type == BRUTE_TYPE_KILL && !r->kill_summary)
+			kill = r;
+		if (r->type == BRUTE_TYPE_KILL && r->kill_summary)
+			sum = r;
+		if (r->type == BRUTE_TYPE_UNBAN)
+			unban = r;
+	}
+	ck_assert(charge && own && attack && ban && kill && sum && unban);
+	ck_assert_uint_eq(charge->hierarchy, 4295100000ull);
+	ck_assert_uint_eq(charge->origin, 4295100001ull);
+	ck_assert_uint_eq(charge->attacker_uid, 1000);
+	ck_assert_uint_eq(charge->target_major, 0);
+	ck_assert_uint_eq(charge->target_minor, 21);
+	ck_assert_uint_eq(charge->target_ino, 1234);
+	ck_assert(!own->has_target);
+
+	ck_assert_int_eq(attack->action, ACTION_BAN);
+	ck_assert_str_eq(action_name(attack->action), "ban");
+	ck_assert(attack->has_target);
+	ck_assert_uint_eq(attack->attacker_uid, 1000);
+	ck_assert_uint_eq(attack->subj.euid, 0);
+
+	ck_assert_uint_eq(ban->hierarchy, 4295100000ull);
+	ck_assert_str_eq(ban->target_name, "crasher_suid");
+	ck_assert_uint_eq(ban->ban_s, 900);
+	ck_assert(ban->subj.present);
+
+	ck_assert(!kill->kill_summary);
+	ck_assert_uint_eq(kill->opid, 3000);
+	ck_assert_uint_eq(sum->killed, 1);
+	ck_assert_uint_eq(sum->unreported, 0);
+
+	ck_assert_uint_eq(unban->hierarchy, 0);
+	ck_assert_str_eq(unban->reason, "lifted");
+	ck_assert_uint_eq(unban->denied, 3);
+	ck_assert(unban->subj.present);
+	ck_assert_uint_eq(unban->subj.pid, 4242);
+	parser_free(p);
+	free(data);
+	free(rs);
+}
+END_TEST
+
+/* Broken v2 records are rejected one by one; the good ones around them survive. */
+START_TEST(test_v2_malformed)
+{
+	static const char *const bad[] = {
+		/* BAN without target_ino */
+		"type=UNKNOWN[1716] msg=audit(1700000000.000:1): attacker_uid=1 target_dev=0:21 target_name=\"x\" ban_s=9 brute_hierarchy=5",
+		/* BAN without brute_hierarchy */
+		"type=UNKNOWN[1716] msg=audit(1700000000.000:2): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" ban_s=9",
+		/* dev not MAJ:MIN */
+		"type=UNKNOWN[1716] msg=audit(1700000000.000:3): attacker_uid=1 target_dev=21 target_ino=3 target_name=\"x\" ban_s=9 brute_hierarchy=5",
+		/* UNBAN without reason, with a reason that is not a token */
+		"type=UNKNOWN[1717] msg=audit(1700000000.000:4): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" denied=0",
+		"type=UNKNOWN[1717] msg=audit(1700000000.000:5): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=EXP!RED denied=0",
+		/* summary claiming more unreported than killed; summary without unreported */
+		"type=UNKNOWN[1714] msg=audit(1700000000.000:6): brute_hierarchy=5 killed=2 unreported=3",
+		"type=UNKNOWN[1714] msg=audit(1700000000.000:7): brute_hierarchy=5 killed=2",
+		/* a charge with half a target key */
+		"type=UNKNOWN[1712] msg=audit(1700000000.000:8): brute_hierarchy=5 origin=6 attacker_uid=1 target_ino=3 sig=11 si_code=1 faults=1 period_ms=0 ema_ms=0 ppid=1 pid=2 auid=1 uid=1 gid=1 euid=1 suid=1 fsuid=1 egid=1 sgid=1 fsgid=1 tty=(none) ses=1 comm=\"a\" exe=\"/a\"",
+		/* unknown mitigation */
+		"type=UNKNOWN[1713] msg=audit(1700000000.000:9): brute_hierarchy=5 origin=6 attack=exec attacker_uid=1 target_dev=0:21 target_ino=3 speed=fast faults=4 ema_ms=1 threshold_ms=2 max_faults=3 brute_mode=2 mitigation=nuke ppid=1 pid=2 auid=1 uid=1 gid=1 euid=1 suid=1 fsuid=1 egid=1 sgid=1 fsgid=1 tty=(none) ses=1 comm=\"a\" exe=\"/a\"",
+	};
+	const char *good =
+		"type=UNKNOWN[1717] msg=audit(1700000000.000:10): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=expired denied=0\n";
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const struct parser_stats *st = parser_get_stats(p);
+
+	ck_assert_int_eq(parser_feed(p, good, strlen(good)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		ck_assert_int_eq(parser_feed(p, bad[i], strlen(bad[i])), 0);
+		ck_assert_int_eq(parser_feed(p, "\n", 1), 0);
+		ck_assert_msg(st->malformed == i + 1, "accepted: %s", bad[i]);
+	}
+	ck_assert_int_eq(parser_feed(p, good, strlen(good)), 0);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(rs->r[1].serial, 10);
+	ck_assert(!rs->r[1].subj.present);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+/* issue 11 #10: a negative (or absurd) audit time is clamped into RFC 3339's range */
+START_TEST(test_time_range)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const char *l =
+		"type=UNKNOWN[1717] msg=audit(-100.000:10): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=expired denied=0\n"
+		"type=UNKNOWN[1717] msg=audit(99999999999999.000:11): attacker_uid=1 target_dev=0:21 target_ino=3 target_name=\"x\" reason=expired denied=0\n";
+	char buf[40];
+
+	ck_assert_int_eq(parser_feed(p, l, strlen(l)), 0);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(rs->r[0].sec, 0);
+	ck_assert_uint_eq(rs->r[1].sec, BRUTE_TIME_MAX);
+	ck_assert_int_eq(format_rfc3339(rs->r[1].sec * 1000000 + 999999, buf, sizeof(buf)), 0);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
 Suite *parser_suite(void)
 {
 	Suite *s = suite_create("parser");
@@ -421,6 +553,9 @@ Suite *parser_suite(void)
 	tcase_add_test(tc, test_garbage_bytes);
 	tcase_add_test(tc, test_captured_fork_records);
 	tcase_add_test(tc, test_captured_netlink_equivalent);
+	tcase_add_test(tc, test_v2_records);
+	tcase_add_test(tc, test_v2_malformed);
+	tcase_add_test(tc, test_time_range);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,7 @@
 #include "tests.h"
 #include "siem.h"
 
-static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV };
+static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0 };
 
 static void mk_entry(struct entry *e)
 {
@@ -83,11 +83,15 @@ START_TEST(test_json_escape)
 	struct strbuf sb = STRBUF_INIT;
 
 	siem_escape_json(&sb, "q\"b\\s/n\nt\tc\x01\x1f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-	ck_assert_str_eq(sb.buf, "q\\\"b\\\\s/n\\nt\\tc\\u0001\\u001f del\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	ck_assert_str_eq(sb.buf, "q\\\"b\\\\s/n\\nt\\tc\\u0001\\u001f del\\u007f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 	sb_reset(&sb);
 	/* invalid: lone continuation, overlong, surrogate, truncated */
 	siem_escape_json(&sb, "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82");
 	ck_assert_str_eq(sb.buf, "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd");
+	sb_reset(&sb);
+	/* C1 CSI, line separator, right-to-left override: valid JSON raw, escaped anyway */
+	siem_escape_json(&sb, "\xc2\x9b|\xe2\x80\xa8|\xe2\x80\xae");
+	ck_assert_str_eq(sb.buf, "\\u009b|\\u2028|\\u202e");
 	sb_reset(&sb);
 	siem_escape_json(&sb, "\b\f\r");
 	ck_assert_str_eq(sb.buf, "\\b\\f\\r");
@@ -104,10 +108,187 @@ START_TEST(test_json_object)
 	ck_assert_int_eq(siem_format_json(&e, &fmt, &sb), 0);
 	ck_assert_str_eq(sb.buf,
 		"{\"timestamp\":\"2023-11-14T22:13:20.123456Z\",\"host\":\"host1\",\"app\":\"brute-reportd\","
-		"\"pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
+		"\"app_pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
 		"\"priority\":1,\"severity\":\"alert\",\"message\":\"attack on \\\"x\\\"\","
 		"\"hierarchy\":\"4294967396\",\"faults\":5,\"exe\":\"/tmp/a\\\"b\\\\c]d\","
 		"\"killed_task\":[\"pid=1\",\"pid=2\"]}");
+	sb_free(&sb);
+	entry_free(&e);
+}
+END_TEST
+
+/* v2: ban and unban are SIEM alerts in both formats */
+START_TEST(test_v2_ban_alerts)
+{
+	struct collected c;
+	struct strbuf sb = STRBUF_INIT;
+	int b, u;
+
+	run_fixture("v2-exec-ban.log", NULL, &c, NULL);
+	b = find_entry(&c, ENTRY_BAN, 0);
+	u = find_entry(&c, ENTRY_UNBAN, 0);
+	ck_assert_int_eq(siem_format_rfc5424(&c.e[b], &fmt, &sb), 0);
+	/* PRI = authpriv(10)*8 + crit(2) = 82 */
+	const char *want = "<82>1 2023-11-14T22:30:00.450000Z host1 brute-reportd 77 BAN "
+			  "[brute@32473 kind=\"ban\" message_id=\"dda54503c6434773a0b9f8d83838594a\" "
+			  "attacker_uid=\"1000\" target_dev=\"0:21\" target_ino=\"1234\" "
+			  "target_name=\"crasher_suid\" ban_s=\"900\"";
+
+	ck_assert_msg(strncmp(sb.buf, want, strlen(want)) == 0, "%s", sb.buf);
+	sb_reset(&sb);
+	ck_assert_int_eq(siem_format_json(&c.e[u], &fmt, &sb), 0);
+	ck_assert(strstr(sb.buf, "\"kind\":\"unban\",\"message_id\":\"b1ca6fec5b6b4d109290214d7eca0c2b\"") != NULL);
+	ck_assert(strstr(sb.buf, "\"attacker_uid\":1000,\"target_dev\":\"0:21\",\"target_ino\":1234,"
+			 "\"target_name\":\"crasher_suid\",\"reason\":\"lifted\",\"denied_count\":3") != NULL);
+	sb_free(&sb);
+	collected_free(&c);
+}
+END_TEST
+
+/* A syslog datagram or JSON line holds no control byte, whatever the names hold */
+START_TEST(test_hostile_names_wire)
+{
+	struct collected c;
+	struct strbuf sb = STRBUF_INIT;
+
+	run_fixture("hostile-names.log", NULL, &c, NULL);
+	ck_assert_uint_eq(c.n, 3);
+	for (size_t i = 0; i < c.n; i++) {
+		for (int proto = SIEM_UDP; proto <= SIEM_JSON; proto++) {
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_wire(proto, &c.e[i], &fmt, &sb), 0);
+			if (proto == SIEM_JSON)
+				sb.buf[--sb.len] = '\0';	/* the framing newline */
+			for (size_t j = 0; j < sb.len; j++) {
+				unsigned char b = (unsigned char)sb.buf[j];
+
+				ck_assert_msg(b >= 0x20 && b != 0x7f &&
+					      !(b == 0xc2 && (unsigned char)sb.buf[j + 1] < 0xa0 &&
+						(unsigned char)sb.buf[j + 1] >= 0x80),
+					      "%s: byte 0x%02x at %zu: %s", siem_protocol_name(proto), b, j, sb.buf);
+			}
+		}
+	}
+	sb_free(&sb);
+	collected_free(&c);
+}
+END_TEST
+
+/* Top-level keys of one JSON object, checked unique (a strict parser rejects duplicates). */
+static void assert_unique_keys(const char *json)
+{
+	char keys[128][48];
+	size_t n = 0;
+	int depth = 0;
+	bool key_next = false;
+
+	for (const char *p = json; *p; p++) {
+		if (*p == '"') {
+			const char *start = ++p;
+
+			while (*p && *p != '"')
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			ck_assert(*p == '"');
+			if (depth == 1 && key_next) {
+				size_t len = (size_t)(p - start);
+
+				ck_assert(len < sizeof(keys[0]) && n < 128);
+				memcpy(keys[n], start, len);
+				keys[n][len] = '\0';
+				for (size_t i = 0; i < n; i++)
+					ck_assert_msg(strcmp(keys[i], keys[n]) != 0, "key \"%s\" twice: %s",
+						      keys[n], json);
+				n++;
+				key_next = false;
+			}
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		if ((*p == '{' || *p == ',') && depth == 1)
+			key_next = true;
+	}
+	ck_assert_int_eq(depth, 0);
+	ck_assert_uint_gt(n, 8);
+}
+
+/* issue 11 #6: the daemon's pid and the subject's pid were both "pid" */
+START_TEST(test_json_unique_keys)
+{
+	static const char *const fixtures[] = {
+		"fork_attack.log", "exec_attack.log", "captured-interleaved.log",
+		"v2-exec-ban.log", "v2-kill-summary.log", "hostile-names.log",
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t f = 0; f < ARRAY_SIZE(fixtures); f++) {
+		struct collected c;
+
+		run_fixture(fixtures[f], NULL, &c, NULL);
+		for (size_t i = 0; i < c.n; i++) {
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_json(&c.e[i], &fmt, &sb), 0);
+			assert_unique_keys(sb.buf);
+		}
+		collected_free(&c);
+	}
+	sb_free(&sb);
+}
+END_TEST
+
+/* issue 11 #2: every message fits max_message, summarized, still well-formed */
+START_TEST(test_capped)
+{
+	struct siem_format capped = fmt;
+	struct strbuf sb = STRBUF_INIT;
+	struct entry e;
+	char path[3000];
+
+	memset(path, 'q', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	entry_init(&e, ENTRY_KILL, LOG_CRIT, 1700000000123456ull);
+	entry_set_message(&e, "Killed 40 tasks (%s)", path);
+	entry_add_u64(&e, "KILLED_COUNT", 40);
+	for (int i = 0; i < 40; i++)
+		entry_addf(&e, "KILLED_TASK", "pid=%d exe=\"%s\"", i, path);
+	/* a multibyte character right at a cut point stays whole */
+	entry_addf(&e, "EXE", "%.1023s\xc3\xa9tail", path);
+	for (size_t max = 2048; max <= 16384; max *= 2) {
+		capped.max_message = max;
+		for (int proto = SIEM_UDP; proto <= SIEM_JSON; proto++) {
+			const char *msg;
+			size_t len;
+
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_wire(proto, &e, &capped, &sb), 0);
+			msg = proto == SIEM_TCP ? strchr(sb.buf, ' ') + 1 : sb.buf;
+			len = sb.len - (size_t)(msg - sb.buf) - (proto == SIEM_JSON);
+			ck_assert_msg(len <= max, "%s: %zu > %zu", siem_protocol_name(proto), len, max);
+			if (proto == SIEM_TCP)
+				ck_assert_uint_eq(strtoul(sb.buf, NULL, 10), len);
+			if (proto == SIEM_JSON) {
+				sb.buf[--sb.len] = '\0';
+				assert_unique_keys(sb.buf);
+				ck_assert(strstr(sb.buf, "\"killed_count\":40") != NULL);
+				ck_assert(strstr(sb.buf, "\"truncated\":1") != NULL);
+				ck_assert(strstr(sb.buf, "\"killed_task_omitted\":") != NULL);
+			} else {
+				ck_assert(strstr(sb.buf, "killed_count=\"40\"") != NULL);
+				ck_assert(strstr(sb.buf, "truncated=\"1\"") != NULL);
+			}
+			for (const unsigned char *p = (const unsigned char *)sb.buf; *p; p++)
+				ck_assert(*p != 0xc3 || p[1] == 0xa9);	/* no half character */
+		}
+	}
+	/* an entry that fits is not touched */
+	capped.max_message = 8192;
+	sb_reset(&sb);
+	entry_free(&e);
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_wire(SIEM_UDP, &e, &capped, &sb), 0);
+	ck_assert(strstr(sb.buf, "truncated") == NULL);
 	sb_free(&sb);
 	entry_free(&e);
 }
@@ -123,6 +304,10 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_octet_counting);
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_object);
+	tcase_add_test(tc, test_v2_ban_alerts);
+	tcase_add_test(tc, test_hostile_names_wire);
+	tcase_add_test(tc, test_json_unique_keys);
+	tcase_add_test(tc, test_capped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,6 +138,149 @@ START_TEST(test_bounded_drop_oldest)
 }
 END_TEST
 
+static int count_str(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * issue 11 #1: with no receiver the file grew to 8 MB past a 64K limit
+ * (dropped records were skipped, their space reclaimed only on ack).  The
+ * file itself stays within spool_max_size; drops are counted and logged
+ * once per outage (until the spool drains).
+ */
+START_TEST(test_file_within_limit)
+{
+	const char *dir = make_tmpdir();
+	char path[512], rec[2048], *log;
+	struct spool *s;
+	struct stat st;
+	uint64_t dropped;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/spool", dir);
+	ck_assert_int_eq(spool_open(dir, 64 * 1024, false, &s), 0);
+	stderr_capture_begin();
+	for (i = 0; i < 4000; i++) {	/* 8 MB */
+		int n = snprintf(rec, sizeof(rec), "message %d", i);
+
+		memset(rec + n + 1, 'r', sizeof(rec) - (size_t)n - 1);
+		ck_assert_int_eq(spool_append(s, rec, sizeof(rec)), 0);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_msg(st.st_size <= 64 * 1024, "spool file %lld bytes after %d appends",
+			      (long long)st.st_size, i + 1);
+	}
+	log = stderr_capture_end();
+	dropped = spool_get_stats(s)->dropped;
+	ck_assert_uint_gt(dropped, 3900);
+	ck_assert_uint_eq(spool_get_stats(s)->records, 4000 - dropped);
+	ck_assert_msg(count_str(log, "dropping the oldest") == 1, "%s", log);
+	free(log);
+	/* the newest survive, in order; positions and drops persist */
+	{
+		struct strbuf sb = STRBUF_INIT;
+		uint64_t pos = spool_head(s), next;
+		char want[32];
+
+		for (i = (int)dropped; spool_read(s, pos, &sb, &next) == 0; i++, pos = next) {
+			snprintf(want, sizeof(want), "message %d", i);
+			ck_assert_str_eq(sb.buf, want);
+		}
+		ck_assert_int_eq(i, 4000);
+		/* delivered: the outage is over, its drops summarized once */
+		stderr_capture_begin();
+		ck_assert_int_eq(spool_ack(s, pos), 0);
+		log = stderr_capture_end();
+		ck_assert_msg(strstr(log, "outage") != NULL, "%s", log);
+		sb_free(&sb);
+		free(log);
+	}
+	/* a second outage is logged again */
+	stderr_capture_begin();
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(spool_append(s, rec, sizeof(rec)), 0);
+	log = stderr_capture_end();
+	ck_assert_int_eq(count_str(log, "dropping the oldest"), 1);
+	free(log);
+	spool_close(s);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_le(st.st_size, 64 * 1024);
+	ck_assert_int_eq(spool_open(dir, 64 * 1024, false, &s), 0);
+	ck_assert_uint_gt(spool_get_stats(s)->records, 20);
+	spool_close(s);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Rewrite 8 bytes of the header at off. */
+static void poke_u64(const char *path, off_t off, uint64_t v)
+{
+	int fd = open(path, O_WRONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(pwrite(fd, &v, 8, off) == 8);
+	close(fd);
+}
+
+/* Append one message and find it by reading from the head: it must be reachable. */
+static void assert_reachable(struct spool *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t pos = spool_head(s), next;
+	bool found = false;
+
+	ck_assert_int_eq(spool_append(s, "after", 5), 0);
+	while (!found && spool_read(s, pos, &sb, &next) == 0) {
+		found = strcmp(sb.buf, "after") == 0;
+		pos = next;
+	}
+	ck_assert_msg(found, "an entry appended after reopening is never read (black hole)");
+	sb_free(&sb);
+}
+
+/* issue 11 #10: a corrupt base (consistent with head) black-holed every later entry */
+START_TEST(test_corrupt_base)
+{
+	const char *dir = make_tmpdir();
+	char path[512];
+	struct spool *s;
+
+	snprintf(path, sizeof(path), "%s/spool", dir);
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	append_n(s, 0, 5);
+	spool_close(s);
+	poke_u64(path, 8, 0xfffffffffffffff0ull);
+	poke_u64(path, 16, 0xfffffffffffffff0ull);
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	assert_reachable(s);
+	spool_close(s);
+	/* a spool of the previous format (no checksum) still opens, and still reachable */
+	rm_rf(dir);
+	dir = make_tmpdir();
+	snprintf(path, sizeof(path), "%s/spool", dir);
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	append_n(s, 0, 5);
+	spool_close(s);
+	poke_u64(path, 24, 0);
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	expect_seq(s, 0, 5);
+	assert_reachable(s);
+	spool_close(s);
+	/* a flipped bit in head: detected by the checksum, not a silent skip */
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	spool_close(s);
+	poke_u64(path, 16, 12);
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &s), 0);
+	ck_assert_uint_eq(spool_head(s), 0);	/* moved aside, fresh */
+	spool_close(s);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_compaction_keeps_positions)
 {
 	const char *dir = make_tmpdir();
@@ -181,6 +325,8 @@ Suite *spool_suite(void)
 	tcase_add_test(tc, test_torn_tail);
 	tcase_add_test(tc, test_bounded_drop_oldest);
 	tcase_add_test(tc, test_compaction_keeps_positions);
+	tcase_add_test(tc, test_file_within_limit);
+	tcase_add_test(tc, test_corrupt_base);
 	suite_add_tcase(s, tc);
 	return s;
 }

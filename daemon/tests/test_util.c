@@ -64,12 +64,33 @@ START_TEST(test_untrusted)
 }
 END_TEST
 
+START_TEST(test_text_escape)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_put_text(&sb, "a\nb\x1b[2J\\x\x7f\tz \xc3\xa9\xe2\x82\xac");
+	ck_assert_str_eq(sb.buf, "a\\012b\\033[2J\\\\x\\177\\011z \xc3\xa9\xe2\x82\xac");
+	sb_reset(&sb);
+	/* C1 (CSI), invalid bytes, U+2028, U+202E (RLO), U+2066: every byte as octal */
+	sb_put_text(&sb, "\xc2\x9b|\xff|\xe2\x80\xa8|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\xa7");
+	ck_assert_str_eq(sb.buf, "\\302\\233|\\377|\\342\\200\\250|\\342\\200\\256|"
+			 "\\342\\201\\246|\xe2\x80\xa7");
+	sb_free(&sb);
+}
+END_TEST
+
 START_TEST(test_rfc3339)
 {
 	char buf[40];
 
 	ck_assert_int_eq(format_rfc3339(1700000000123456ull, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "2023-11-14T22:13:20.123456Z");
+	/* issue 11 #10: no 6-digit years (a negative audit time cast to unsigned) */
+	ck_assert_int_eq(format_rfc3339(253402300799999999ull, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "9999-12-31T23:59:59.999999Z");
+	ck_assert_int_lt(format_rfc3339(253402300800000000ull, buf, sizeof(buf)), 0);
+	ck_assert_int_lt(format_rfc3339((uint64_t)-100 * 1000000, buf, sizeof(buf)), 0);
+	ck_assert_int_lt(format_rfc3339(UINT64_MAX, buf, sizeof(buf)), 0);
 }
 END_TEST
 
@@ -130,6 +151,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_parse_u64);
 	tcase_add_test(tc, test_untrusted);
 	tcase_add_test(tc, test_rfc3339);
+	tcase_add_test(tc, test_text_escape);
 	tcase_add_test(tc, test_boundaries);
 	tcase_add_test(tc, test_entry_serialize);
 	suite_add_tcase(s, tc);

@@ -31,6 +31,10 @@ void rm_rf(const char *path);
 /* Record a visibly skipped test (counted by tests/run-checks.sh). */
 void test_skip(const char *why);
 
+/* Capture what the code under test writes to stderr (its log). */
+void stderr_capture_begin(void);
+char *stderr_capture_end(void);	/* malloc'ed */
+
 /* Collected entries of one correlation run. */
 struct collected {
 	struct entry *e;
