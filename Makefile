@@ -8,6 +8,9 @@
 #   make install | uninstall    the daemon, its units and configuration, the audit rules
 #                               (never apt-get; an edited file under /etc is never replaced)
 #   make dist                   brute-VERSION.tar.gz of the tree (VERSION: scripts/version.sh)
+#   make deb                    the brute-reportd Debian package (scripts/pkg.sh)
+#   make kernel-deb             a Debian kernel package of 6.12 with Brute (scripts/kernel-deb.sh;
+#                               Debian's config + ours: hours on 2 cores)
 #
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
@@ -25,7 +28,7 @@ CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	shell-fast shell-system bench install uninstall dist clean
+	shell-fast shell-system bench install uninstall dist deb kernel-deb clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -104,6 +107,14 @@ uninstall:
 # itself (it carries VERSION and MANIFEST).
 dist:
 	@scripts/dist.sh
+
+# Prints the .deb path ($(CACHE)/rig/pkg/).
+deb: deps
+	@scripts/pkg.sh
+
+# Prints the linux-image .deb path ($(CACHE)/kdeb/).
+kernel-deb: deps
+	@scripts/kernel-deb.sh
 
 # Removes the rig's outputs (guest images, selftest and helper programs, runs); the kernel
 # tree in the same cache belongs to scripts/kernel.sh and stays.
