@@ -12,6 +12,9 @@ fi
 files=$(dpkg -L brute-reportd | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 # running now or not (40-demo leaves it running), the purge must stop it
 systemctl start brute-reportd.service 2>/dev/null
+# its StateDirectory= exists now, so that the purge has a spool to remove
+[ -d /var/lib/brute-reportd ] && ok "spool /var/lib/brute-reportd present before the purge" ||
+	not_ok "spool /var/lib/brute-reportd present before the purge"
 check "dpkg --purge brute-reportd" dpkg --purge brute-reportd
 status=$(dpkg-query -W -f '${db:Status-Abbrev}' brute-reportd 2>/dev/null)
 case $status in "" | "pn "*) ok "dpkg: brute-reportd not installed, no conffiles left" ;;
