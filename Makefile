@@ -78,13 +78,16 @@ demo: deps
 
 # The product only: no `deps` (installing Brute never installs build tools or touches other
 # packages). The daemon's own install brings its binary, units, man pages, plugin and
-# configuration; the rules go to $(RULESDIR). Files under /etc are configuration: installed
+# configuration; brutectl's (tools/brutectl, when the tree has it) its binary and man page;
+# the rules go to $(RULESDIR). Files under /etc are configuration: installed
 # when absent, an edited one is kept and the new default put beside it as NAME.default
 # (scripts/conffile.sh). Installing onto / also reindexes the journal catalog and reloads
 # systemd; loading the rules (augenrules --load) and enabling the unit are the operator's.
 install:
 	@if [ -f daemon/Makefile ]; then \
 		$(MAKE) -C daemon install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)"); fi
+	@if [ -f tools/brutectl/Makefile ]; then \
+		$(MAKE) -C tools/brutectl install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)"); fi
 	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
 		sh scripts/conffile.sh install "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}" 640; done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
@@ -97,6 +100,9 @@ uninstall:
 	@if [ -f daemon/Makefile ]; then \
 		$(MAKE) -C daemon uninstall DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)") \
 			$(if $(PURGE),PURGE=yes); fi
+	@if [ -f tools/brutectl/Makefile ]; then \
+		rm -f "$(DESTDIR)$(or $(PREFIX),/usr)/sbin/brutectl" \
+			"$(DESTDIR)$(or $(PREFIX),/usr)/share/man/man8/brutectl.8"; fi
 	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
 		sh scripts/conffile.sh remove "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}" $(if $(PURGE),purge); done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \

@@ -10,9 +10,8 @@
 # A tarball already built into OUTDIR is not built again. Needs debhelper and the build
 # dependencies of debian/control (make deps).
 #
-# TODO(brutectl): tools/brutectl/ is not on main yet; when it lands, add a `brutectl` binary
-# package to debian/control (or ship it in brute-reportd), built and installed by the
-# top-level Makefile's install, and extend tests/host/40-deb.sh and tests/system/10-package.sh.
+# brutectl: when the tree has tools/brutectl/, the top-level install puts it into this package
+# (TODO(brutectl) in debian/control for when it is on main).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
