@@ -17,11 +17,14 @@
 #
 # --config-only stops after the configuration (a partial tree: only what Kconfig needs) and
 # prints the .config path: what `make check` tests (tests/host/50-kernel-config.sh).
+# --dry-run prepares the full tree and its configuration and prints the build command
+# instead of running it.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-mode=build
+mode=build dry=
 [ "${1:-}" = --config-only ] && mode=config
+[ "${1:-}" = --dry-run ] && dry=1
 tarball=${BRUTE_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 base=${BRUTE_KDEB_BASE_CONFIG:-/usr/src/linux-config-6.12/config.amd64_none_amd64.xz}
 jobs=${BRUTE_JOBS:-$(nproc)}
@@ -92,6 +95,10 @@ fi
 # 3. The packages.
 version=$("$top/scripts/version.sh")
 kver=$(make -s -C "$tree" kernelversion)
+if [ -n "$dry" ]; then
+	echo "make -C $tree ARCH=x86_64 -j$jobs LOCALVERSION=-brute KDEB_PKGVERSION=$kver-1+brute$version bindeb-pkg"
+	exit 0
+fi
 start=$(date +%s)
 log "make -j$jobs bindeb-pkg (Debian's full configuration: hours on 2 cores)"
 make -C "$tree" ARCH=x86_64 -j"$jobs" LOCALVERSION=-brute \
