@@ -15,7 +15,11 @@ tar -C "$T" -xzf "$tgz"
 src=$T/brute-$version
 same "no build output in the tarball" "" \
 	"$(tar -tzf "$tgz" | grep -E '/build/|\.o$|daemon/brute-reportd$|\.tar\.gz$|\.deb$' | head)"
-tracked=$(git -C "$top" ls-files | grep -vx -e VERSION | LC_ALL=C sort | xargs)
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	tracked=$(git -C "$top" ls-files | grep -vx -e VERSION | LC_ALL=C sort | xargs)
+else   # run from an unpacked tarball: its own MANIFEST
+	tracked=$(grep -vx -e VERSION -e MANIFEST "$top/MANIFEST" | xargs)
+fi
 shipped=$(grep -vx -e VERSION -e MANIFEST "$src/MANIFEST" | xargs)
 same "MANIFEST lists git's tracked files" "$tracked" "$shipped"
 same "its VERSION is the full version" "$version" "$(cat "$src/VERSION")"

@@ -3,8 +3,7 @@
 # system-run, no make install): installed, every file as packaged (dpkg --verify), the /etc
 # files are conffiles, the unit enabled and started by the package's postinst, the journal
 # catalog indexed by systemd's dpkg trigger (nobody ran journalctl --update-catalog), the
-# rules loaded by augenrules. Then the daemon is stopped: later scripts start it with their
-# own configuration.
+# rules loaded by augenrules.
 . "$RIG/tap.sh"
 
 MID_ATTACK=72daa15b2f794fafa7bedff6fcaee907
@@ -39,12 +38,15 @@ perm=$(stat -c '%a %U' /etc/brute/reportd.conf)
 enabled=$(systemctl is-enabled brute-reportd.service 2>&1)
 [ "$enabled" = enabled ] && ok "the package enabled brute-reportd.service" ||
 	not_ok "the package enabled brute-reportd.service" "is-enabled: $enabled"
-# postinst started it (deb-systemd-invoke start); ready (Type=notify) within a few seconds
-if wait_for 20 sh -c '[ "$(systemctl is-active brute-reportd.service)" = active ]'; then
-	ok "the package started brute-reportd.service"
+# postinst started it (deb-systemd-invoke start waits for READY=1, Type=notify): system-run
+# noted the unit's state right after dpkg -i, before stopping it for the tests.
+started=$(cat /run/rig-package-active 2>&1)
+if [ "$started" = active ] &&
+	journalctl -b -u brute-reportd.service -o cat --no-pager | grep -q '^Started brute-reportd.service'; then
+	ok "the package started brute-reportd.service (active after dpkg -i, READY)"
 else
-	not_ok "the package started brute-reportd.service" \
-		"$(systemctl status --no-pager brute-reportd.service 2>&1 | tail -n 12)"
+	not_ok "the package started brute-reportd.service" "after dpkg -i: $started" \
+		"$(journalctl -b -u brute-reportd.service -o cat --no-pager | tail -n 8)"
 fi
 if journalctl --list-catalog 2>/dev/null | grep -q "^$MID_ATTACK "; then
 	ok "journal catalog indexed by the systemd dpkg trigger"
@@ -56,4 +58,3 @@ n=$(auditctl -l 2>/dev/null | grep -c 'key=brute')
 [ "$n" -gt 0 ] && ok "the packaged rules are loaded (augenrules): $n rules keyed brute" ||
 	not_ok "the packaged rules are loaded (augenrules)" "$(auditctl -l 2>&1 | head -n 5)"
 
-systemctl stop brute-reportd.service
