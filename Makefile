@@ -5,23 +5,30 @@
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
 #   make demo                   a fork brute-force attack on a network service, Brute off vs on
 #   make bench                  Brute's fork/exec overhead and brute-reportd's throughput
+#   make install | uninstall    the daemon, its units and configuration, the audit rules
+#                               (never apt-get; an edited file under /etc is never replaced)
+#   make dist                   brute-VERSION.tar.gz of the tree (VERSION: scripts/version.sh)
+#   make deb                    the brute-reportd Debian package (scripts/pkg.sh)
+#   make kernel-deb             a Debian kernel package of 6.12 with Brute (scripts/kernel-deb.sh;
+#                               Debian's config + ours: hours on 2 cores)
 #
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
 # BRUTE_RIG_INJECT (fail|hang|timeout|panic: rig self-tests), BRUTE_LAYERS
-# (rig,daemon,tools,fast,system), DESTDIR, PREFIX (passed to the daemon's and brutectl's
-# install when set).
+# (rig,daemon,tools,host,fast,system), DESTDIR, PREFIX (passed to the daemon's install when set),
+# PURGE=yes (make uninstall also removes edited configuration).
 
 SHELL := /bin/bash
 PYTHON ?= python3
 DESTDIR ?=
 RULESDIR ?= /etc/audit/rules.d
+PURGE ?=
 CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 
-export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS
+export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	shell-fast shell-system bench install clean
+	shell-fast shell-system bench install uninstall dist deb kernel-deb clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -69,14 +76,51 @@ shell-system: deps
 demo: deps
 	@$(PYTHON) tests/demo/run-demo.py
 
-# The daemon's own install brings its binary, units, plugin and configuration;
-# brutectl's its binary and man page.
-install: deps
+# The product only: no `deps` (installing Brute never installs build tools or touches other
+# packages). The daemon's own install brings its binary, units, man pages, plugin and
+# configuration; brutectl's (tools/brutectl, when the tree has it) its binary and man page;
+# the rules go to $(RULESDIR). Files under /etc are configuration: installed
+# when absent, an edited one is kept and the new default put beside it as NAME.default
+# (scripts/conffile.sh). Installing onto / also reindexes the journal catalog and reloads
+# systemd; loading the rules (augenrules --load) and enabling the unit are the operator's.
+install:
 	@if [ -f daemon/Makefile ]; then \
 		$(MAKE) -C daemon install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)"); fi
-	@$(MAKE) -C tools/brutectl install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)")
+	@if [ -f tools/brutectl/Makefile ]; then \
+		$(MAKE) -C tools/brutectl install DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)"); fi
 	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
-		install -D -m 640 "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}"; done
+		sh scripts/conffile.sh install "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}" 640; done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v journalctl >/dev/null; then journalctl --update-catalog || true; fi; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi; \
+		echo "next: augenrules --load; systemctl enable --now brute-reportd (README: Deploy on a host)"; fi
+
+# Removes what install put; edited configuration stays unless PURGE=yes.
+uninstall:
+	@if [ -f daemon/Makefile ]; then \
+		$(MAKE) -C daemon uninstall DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)") \
+			$(if $(PURGE),PURGE=yes); fi
+	@if [ -f tools/brutectl/Makefile ]; then \
+		rm -f "$(DESTDIR)$(or $(PREFIX),/usr)/sbin/brutectl" \
+			"$(DESTDIR)$(or $(PREFIX),/usr)/share/man/man8/brutectl.8"; fi
+	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
+		sh scripts/conffile.sh remove "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}" $(if $(PURGE),purge); done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v journalctl >/dev/null; then journalctl --update-catalog || true; fi; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi; fi
+
+# brute-VERSION.tar.gz in this directory (scripts/dist.sh); reproducible, and buildable from
+# itself (it carries VERSION and MANIFEST).
+dist:
+	@scripts/dist.sh
+
+# Prints the .deb path ($(CACHE)/rig/pkg/).
+deb: deps
+	@scripts/pkg.sh
+
+# Prints the linux-image .deb path ($(CACHE)/kdeb/).
+kernel-deb: deps
+	@scripts/kernel-deb.sh
 
 # Removes the rig's outputs (guest images, selftest and helper programs, runs); the kernel
 # tree in the same cache belongs to scripts/kernel.sh and stays.

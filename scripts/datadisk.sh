@@ -5,8 +5,12 @@
 #   rig/       run-tests.sh, system-run, tap.sh, inject/, bin/ (runas, segv, ...)
 #   selftests/ the static selftests, if built
 #   demo/      tests/demo: its programs (built by tests/demo/Makefile), guest script, unit, configuration
-#   root/      `make install DESTDIR=...` (daemon, rules, units) + tests/system/root/,
-#              copied onto / in the guest before the tests run
+#   debs/      the brute-reportd Debian package (scripts/pkg.sh: daemon, unit, catalog,
+#              rules, plugin configuration), installed with dpkg -i before the tests run
+#   root/      tests/system/root/, copied onto / in the guest after that
+# BRUTE_SYSTEM_INSTALL=make puts `make install DESTDIR=root/` there instead of the package
+# (quicker when iterating on files that are not tracked by git yet: the package is built from
+# `make dist`, i.e. git's tracked files).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -31,10 +35,13 @@ if [ -f "$top/tests/demo/Makefile" ]; then
 	install -m 644 "$top"/tests/demo/{demo.sh,*.service,*.conf} "$stage/demo/"
 fi
 
-if [ -f "$top/daemon/Makefile" ] || compgen -G "$top/rules/*.rules" >/dev/null ||
-	compgen -G "$top/systemd/*" >/dev/null; then
+if [ "${BRUTE_SYSTEM_INSTALL:-deb}" = make ]; then
 	make -s -C "$top" install DESTDIR="$stage/root" PREFIX=/usr >&2 ||
 		die "make install DESTDIR=$stage/root failed"
+else
+	deb=$("$top/scripts/pkg.sh") || die "building the brute-reportd package failed"
+	mkdir -p "$stage/debs"
+	cp "$deb" "$stage/debs/"
 fi
 [ -d "$top/tests/system/root" ] && cp -a "$top/tests/system/root/." "$stage/root/"
 [ -n "$(ls -A "$stage/root")" ] || rmdir "$stage/root"

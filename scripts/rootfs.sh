@@ -36,9 +36,11 @@ log "debootstrap took $(($(date +%s) - start)) s"
 
 echo system >"$dir/etc/hostname"
 printf '127.0.0.1 localhost system\n::1 localhost\n' >"$dir/etc/hosts"
+# The data disk's label appears once udevd runs, which on a loaded 2-core host under TCG
+# can be ~40 s after systemd's device job starts: 30 s timed the disk out (no test ran).
 cat >"$dir/etc/fstab" <<'CONF'
 /dev/nvme0n1 / ext4 rw,errors=remount-ro 0 1
-LABEL=data /data ext4 rw,nofail,x-systemd.device-timeout=30s 0 0
+LABEL=data /data ext4 rw,nofail,x-systemd.device-timeout=180s 0 0
 CONF
 mkdir -p "$dir/data"
 chroot "$dir" passwd -dq root

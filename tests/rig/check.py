@@ -5,16 +5,20 @@ Layers, in order; a layer that cannot run counts as one failure and the others s
   rig          host unit tests of the rig's own parsers (tests/rig/test_guest.py)
   daemon       make -C daemon check (if daemon/Makefile exists): its 'N passed, N failed' line
   tools        make -C tools/brutectl check: brutectl's host tests, same summary line
+  host         tests/host/*.sh on this machine (install, dist, hardening, the Debian package,
+               the kernel package's configuration): TAP like the guests' scripts
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest
   system-guest tests/system/*.sh in the Debian + systemd guest
 
 Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
-BRUTE_LAYERS=rig,daemon,tools,fast,system selects layers (default: all).
+BRUTE_LAYERS=rig,daemon,tools,host,fast,system selects layers (default: all);
+BRUTE_HOST_TESTS=NAME[,NAME] runs only these tests/host scripts (names without .sh).
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -80,8 +84,54 @@ def run_make_check(name, subdir):
     layer(name, counts)
 
 
+HOST_TIMEOUT = 900   # seconds per tests/host script (the Debian package build is the longest)
+
+
+def run_host():
+    """tests/host/*.sh in name order, each in its own process group with a time bound; TAP on
+    stdout. A script that exits non-zero, times out or asserts nothing is one more failure."""
+    only = [n for n in (os.environ.get("BRUTE_HOST_TESTS") or "").split(",") if n]
+    counts = guest.Counts()
+    for path in sorted((guest.TOP / "tests" / "host").glob("*.sh")):
+        if only and path.stem not in only:
+            continue
+        print(f"=== host {path.stem}", flush=True)
+        start = time.monotonic()
+        proc = subprocess.Popen(["bash", str(path)], cwd=str(guest.TOP), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace", start_new_session=True)
+        asserted = 0
+        timed_out = False
+        try:
+            out, _ = proc.communicate(timeout=HOST_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            timed_out = True
+        for line in out.splitlines():
+            print(f"{path.stem}: {line}")
+            m = guest.TAP.match(line.strip())
+            if not m:
+                continue
+            asserted += 1
+            if m.group(1) == "not ok":
+                counts.failed += 1
+            elif "# SKIP" in m.group(3):
+                counts.skipped += 1
+            else:
+                counts.passed += 1
+        why = ("timed out after %d s" % HOST_TIMEOUT if timed_out else
+               f"exited {proc.returncode}" if proc.returncode else
+               "asserted nothing" if not asserted else None)
+        if why:
+            print(f"not ok - {path.stem}: {why}")
+            counts.failed += 1
+        print(f"=== host {path.stem}: {time.monotonic() - start:.0f} s", flush=True)
+    layer("host", counts)
+
+
 def main():
-    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,fast,system").split(",")
+    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,host,fast,system").split(",")
     start = time.monotonic()
     if "rig" in selected:
         run_rig_unit()
@@ -89,6 +139,8 @@ def main():
         run_make_check("daemon", "daemon")
     if "tools" in selected:
         run_make_check("tools", "tools/brutectl")
+    if "host" in selected:
+        run_host()
 
     kernel = None
     if "fast" in selected or "system" in selected:

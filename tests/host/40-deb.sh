@@ -1,0 +1,60 @@
+#!/bin/bash
+# The brute-reportd Debian package (scripts/pkg.sh: dpkg-buildpackage from `make dist`'s
+# tarball): builds, is lintian clean (pedantic and info tags included, overrides in
+# debian/brute-reportd.lintian-overrides), carries the tree's version, the expected files with
+# the /etc ones as conffiles, a hardened binary, and maintainer scripts that enable and start
+# the unit the Debian way (dh_installsystemd). The system guest installs it (10-package) and
+# purges it (90-package-purge).
+. "$(dirname "$0")/lib.bash"
+set -u
+. "$top/scripts/common.sh"   # $rig
+version=$("$top/scripts/version.sh")
+start=$(date +%s)
+if ! deb=$("$top/scripts/pkg.sh" 2>"$rig/pkg.err"); then
+	not_ok "scripts/pkg.sh builds the package" "$(tail -n 5 "$rig/pkg.err")" \
+		"$(tail -n 30 "$rig/pkg/build.log" 2>/dev/null)"
+	exit 0
+fi
+ok "scripts/pkg.sh builds the package"
+diag "$(cat "$rig/pkg.err") (this run: $(($(date +%s) - start)) s)"
+same "package version is the tree's" "$version" "$(dpkg-deb -f "$deb" Version)"
+
+changes=${deb%/*}/brute_${version}_$(dpkg --print-architecture).changes
+lintian --pedantic --info --fail-on error,warning,info,pedantic "$changes" >"$rig/lintian.out" 2>&1
+rc=$?
+out=$(grep -v 'running with root privileges' "$rig/lintian.out")
+if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "lintian clean (--pedantic --info)"; else not_ok "lintian clean (--pedantic --info)" "exit $rc" "$out"; fi
+
+files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort | xargs)
+want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/sbin/brute-reportd"
+# brutectl (tools/brutectl) goes into the package when the tree has it
+[ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl"
+want="$want /usr/share/doc/brute-reportd/changelog.gz /usr/share/doc/brute-reportd/copyright /usr/share/lintian/overrides/brute-reportd /usr/share/man/man5/brute-reportd.conf.5.gz /usr/share/man/man8/brute-reportd.8.gz"
+[ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/share/man/man8/brutectl.8.gz"
+same "package files" "$want" "$files"
+C=$(mktemp -d)
+trap 'rm -rf "$C"' EXIT
+dpkg-deb -R "$deb" "$C/root"
+same "conffiles" "/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/reportd.conf" \
+	"$(sort "$C/root/DEBIAN/conffiles" | xargs)"
+same "reportd.conf root-only (0600)" "-rw-------" "$(dpkg-deb -c "$deb" | awk '$6 == "./etc/brute/reportd.conf" { print $1 }')"
+same "the daemon reports the package version" "brute-reportd $version" "$("$C/root/usr/sbin/brute-reportd" --version 2>&1)"
+dyn=$(readelf -W -d "$C/root/usr/sbin/brute-reportd")
+syms=$(readelf -W --dyn-syms "$C/root/usr/sbin/brute-reportd")
+if grep -q BIND_NOW <<<"$dyn" && grep -q PIE <<<"$dyn" && grep -qw __stack_chk_fail <<<"$syms" &&
+	grep -qE ' __[a-z]+_chk(@|$)' <<<"$syms"; then
+	ok "packaged binary hardened (PIE, BIND_NOW, stack protector, fortify)"
+else
+	not_ok "packaged binary hardened (PIE, BIND_NOW, stack protector, fortify)" "$dyn"
+fi
+if grep -q "deb-systemd-helper enable 'brute-reportd.service'" "$C/root/DEBIAN/postinst" &&
+	grep -q "deb-systemd-invoke \$_dh_action 'brute-reportd.service'" "$C/root/DEBIAN/postinst" &&
+	grep -q "deb-systemd-helper purge 'brute-reportd.service'" "$C/root/DEBIAN/postrm" &&
+	grep -q 'rm -rf /var/lib/brute-reportd' "$C/root/DEBIAN/postrm"; then
+	ok "postinst enables and starts the unit, postrm purges it and the spool"
+else
+	not_ok "postinst enables and starts the unit, postrm purges it and the spool" \
+		"$(cat "$C/root/DEBIAN/postinst" "$C/root/DEBIAN/postrm")"
+fi
+same "the package's catalog is the tree's (indexed by systemd's trigger on /usr/lib/systemd/catalog)" "" \
+	"$(cmp "$top/systemd/brute-reportd.catalog" "$C/root/usr/lib/systemd/catalog/brute-reportd.catalog" 2>&1)"

@@ -1,0 +1,109 @@
+#!/bin/bash
+# siem/: the Sigma rules (sigma_check.py: well-formed, and each selects exactly its records
+# among real audit.log lines) and the rsyslog configurations, run for real: a collector
+# (siem/rsyslog/brute-collector.conf) and a relay (brute-relay.conf), as two rsyslogd
+# processes on this machine with certificates made here (a CA, collector.example.org,
+# relay.example.org); brute-reportd replays a recorded attack (--input --forward) to the relay,
+# which delivers every alert to the collector over RELP+TLS, then over syslog TLS (the relay's
+# "brute-tls" ruleset). Only paths and ports are changed in the configurations under test.
+. "$(dirname "$0")/lib.bash"
+set -u
+python3 "$top/tests/host/sigma_check.py" "$top" || not_ok "sigma_check.py ran" "exit $?"
+
+for m in imrelp omrelp lmnsd_gtls; do
+	if ! ls /usr/lib/x86_64-linux-gnu/rsyslog/$m.so >/dev/null 2>&1 &&
+		! ls /usr/lib/*/rsyslog/$m.so >/dev/null 2>&1; then
+		not_ok "rsyslog module $m installed (make deps: rsyslog-relp, rsyslog-gnutls)"
+		exit 0
+	fi
+done
+T=$(mktemp -d)
+pids=
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; sleep 0.3; rm -rf "$T"; }
+trap cleanup EXIT
+[ -n "${KEEP_SIEM_TMP:-}" ] && trap - EXIT && echo "# tmp $T"
+base=$((20000 + $$ % 20000))
+RELP=$base TLS=$((base + 1)) RELAY=$((base + 2)) ROGUE=$((base + 4))
+
+# Certificates: a CA, the collector's and the relay's (names as in the configurations).
+c=$T/certs
+mkdir -p "$c"
+(
+	cd "$c"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=brute-test-ca
+	for n in collector.example.org relay.example.org rogue.example.net; do
+		openssl req -newkey rsa:2048 -nodes -keyout ${n%%.*}.key -out $n.csr -subj "/CN=$n"
+		printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth,clientAuth\n' $n >$n.ext
+		openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -out ${n%%.*}.pem -extfile $n.ext
+	done
+) >"$T/openssl.log" 2>&1 || { not_ok "test certificates" "$(tail -n 5 "$T/openssl.log")"; exit 0; }
+
+# The configurations under test, with this run's paths and ports.
+mkdir -p "$T/collector" "$T/relay" "$T/rogue"
+sed -e "s|/etc/rsyslog-brute/|$c/|g" -e "s|/var/log/brute/|$T/collector/|g" \
+	-e "s|port=\"2514\"|port=\"$RELP\"|" -e "s|port=\"6514\"|port=\"$TLS\"|" \
+	"$top/siem/rsyslog/brute-collector.conf" >"$T/collector/rsyslog.conf"
+sed -e "s|/etc/rsyslog-brute/host\.|$c/relay.|g" -e "s|/etc/rsyslog-brute/|$c/|g" \
+	-e "s|target=\"collector.example.org\"|target=\"127.0.0.1\"|" \
+	-e "s|port=\"2514\"|port=\"$RELP\"|" -e "s|port=\"6514\"|port=\"$TLS\"|" \
+	-e "s|port=\"10514\"|port=\"$RELAY\"|" \
+	"$top/siem/rsyslog/brute-relay.conf" >"$T/relay/rsyslog.conf"
+# the second transport: the same relay, its input bound to the "brute-tls" ruleset
+echo "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"$((RELAY + 1))\" ruleset=\"brute-tls\")" >>"$T/relay/rsyslog.conf"
+# a relay whose certificate (same CA) names a host the collector does not permit
+sed -e "s|$c/relay\.|$c/rogue.|g" -e "s|port=\"$RELAY\"|port=\"$ROGUE\"|" \
+	-e "s|port=\"$((RELAY + 1))\"|port=\"$((ROGUE + 1))\"|" "$T/relay/rsyslog.conf" >"$T/rogue/rsyslog.conf"
+for side in collector relay rogue; do
+	printf 'global(workDirectory="%s")\n' "$T/$side" | cat - "$T/$side/rsyslog.conf" >"$T/$side/r.conf"
+	check "rsyslogd -N1 accepts the $side configuration" rsyslogd -N1 -f "$T/$side/r.conf"
+	rsyslogd -n -f "$T/$side/r.conf" -i "$T/$side/pid" >"$T/$side/log" 2>&1 &
+	pids="$pids $!"
+done
+listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
+waitfor() { local i; for i in $(seq 1 100); do "$@" && return 0; sleep 0.2; done; return 1; }
+if waitfor listening $RELP && waitfor listening $TLS && waitfor listening $RELAY && waitfor listening $ROGUE; then
+	ok "collector listens (RELP+TLS, syslog TLS), relay listens on 127.0.0.1"
+else
+	not_ok "collector and relay listen" "$(cat "$T/collector/log" "$T/relay/log")"
+	exit 0
+fi
+
+# brute-reportd replays a recorded fork attack and forwards its alerts (RFC 5424 over TCP).
+fixture=$top/daemon/tests/fixtures/captured-fork.log
+make -s -C "$top/daemon" brute-reportd >/dev/null || { not_ok "build brute-reportd"; exit 0; }
+alerts=$T/collector/alerts.log
+n_alerts() { grep -c ' brute-reportd ' "$alerts" 2>/dev/null || echo 0; }
+forward() {
+	mkdir -p "$T/spool$1"
+	printf 'journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\nsiem_port = %s\nspool_dir = %s\n' \
+		"$1" "$T/spool$1" >"$T/reportd$1.conf"
+	chmod 600 "$T/reportd$1.conf"
+	"$top/daemon/brute-reportd" -c "$T/reportd$1.conf" -i "$fixture" --forward -o none -q
+}
+if ! out=$(forward $RELAY 2>&1); then not_ok "brute-reportd --forward to the relay" "$out"; exit 0; fi
+at_least() { [ "$(n_alerts)" -ge "$1" ]; }
+if waitfor at_least 1; then sleep 2; fi
+n=$(n_alerts)
+if [ "$n" -gt 0 ]; then
+	ok "RELP+TLS: $n alerts of brute-reportd reached the collector"
+else
+	not_ok "RELP+TLS: alerts of brute-reportd reached the collector" "$(cat "$T/relay/log" "$T/collector/log" | tail -n 20)"
+	exit 0
+fi
+grep -q ' brute-reportd [0-9-]* [A-Za-z_-]* \[brute@[0-9]* ' "$alerts" &&
+	ok "the collector's file is RFC 5424 with Brute's structured data" ||
+	not_ok "the collector's file is RFC 5424 with Brute's structured data" "$(head -n 2 "$alerts")"
+if ! out=$(forward $((RELAY + 1)) 2>&1); then not_ok "brute-reportd --forward to the relay (tls)" "$out"; exit 0; fi
+if waitfor at_least $((2 * n)); then sleep 1; fi
+same "syslog TLS: the same $n alerts reached the collector again" "$((2 * n))" "$(n_alerts)"
+# The collector refuses a peer outside permittedPeer, on both transports.
+forward $ROGUE >/dev/null 2>&1
+forward $((ROGUE + 1)) >/dev/null 2>&1
+sleep 8
+same "a relay named rogue.example.net (not permitted) delivers nothing, RELP or TLS" "$((2 * n))" "$(n_alerts)"
+if grep -q "imrelp.*authentication error.*rogue.example.net" "$T/collector/log" &&
+	grep -q "peer name not authorized.*rogue.example.net" "$T/collector/log"; then
+	ok "the collector logged both refusals (imrelp and gtls name authentication)"
+else
+	not_ok "the collector logged both refusals (imrelp and gtls name authentication)" "$(tail -n 10 "$T/collector/log")"
+fi
