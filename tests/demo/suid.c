@@ -11,10 +11,11 @@
 
 static void greet(void)
 {
+	static volatile size_t max = 256; /* the bug: up to 256 bytes into 64 */
 	char name[64];
 	ssize_t n;
 
-	n = read(STDIN_FILENO, name, 256); /* the bug: 256 into 64 */
+	n = read(STDIN_FILENO, name, max);
 	if (n <= 0)
 		return;
 	name[n < 64 ? n - 1 : 63] = '\0';

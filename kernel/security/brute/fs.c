@@ -2,6 +2,7 @@
 /*
  * Brute LSM - securityfs: /sys/kernel/security/brute/
  *
+ * stats:   hierarchies alive, table entries and bans in force.
  * targets: the (user, target) table, one line per entry (root only).
  * lift:    write "UID MAJOR:MINOR INO" to lift that ban, "all" to lift every
  *          ban, "flush" to forget the whole table (root, CAP_SYS_ADMIN).
@@ -20,7 +21,28 @@
 
 #include "common.h"
 #include "fs.h"
+#include "hierarchy.h"
 #include "target.h"
+
+static int brute_fs_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "hierarchies=%ld targets=%u bans=%d\n",
+		   brute_hierarchy_count(), READ_ONCE(brute_targets.count),
+		   atomic_read(&brute_targets.banned));
+	return 0;
+}
+
+static int brute_fs_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, brute_fs_stats_show, NULL);
+}
+
+static const struct file_operations brute_fs_stats_fops = {
+	.open = brute_fs_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 static int brute_fs_targets_show(struct seq_file *m, void *v)
 {
@@ -127,6 +149,10 @@ static int __init brute_fs_init(void)
 	dir = securityfs_create_dir(BRUTE_NAME, NULL);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
+	file = securityfs_create_file("stats", 0444, dir, NULL,
+				      &brute_fs_stats_fops);
+	if (IS_ERR(file))
+		goto err;
 	file = securityfs_create_file("targets", 0400, dir, NULL,
 				      &brute_fs_targets_fops);
 	if (IS_ERR(file))

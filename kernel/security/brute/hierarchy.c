@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/init.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -16,6 +17,9 @@
 #include "sysctl.h"
 
 static struct kmem_cache *brute_hierarchy_cache __ro_after_init;
+
+/* Hierarchies alive, per CPU: allocated on one CPU, maybe freed on another. */
+static DEFINE_PER_CPU(long, brute_hierarchies);
 
 /*
  * Identifiers start at a random offset above 2^32 so that they differ from
@@ -41,6 +45,7 @@ struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp)
 	hierarchy = kmem_cache_zalloc(brute_hierarchy_cache, gfp);
 	if (!hierarchy)
 		return NULL;
+	this_cpu_inc(brute_hierarchies);
 	refcount_set(&hierarchy->usage, 1);
 	refcount_set(&hierarchy->tasks, 1);
 	hierarchy->id = atomic64_inc_return(&brute_next_id);
@@ -53,6 +58,22 @@ static void brute_hierarchy_free_rcu(struct rcu_head *head)
 {
 	kmem_cache_free(brute_hierarchy_cache,
 			container_of(head, struct brute_hierarchy, rcu));
+	this_cpu_dec(brute_hierarchies);
+}
+
+/**
+ * brute_hierarchy_count() - Count the hierarchies alive
+ *
+ * Return: How many hierarchies are allocated and not yet freed.
+ */
+long brute_hierarchy_count(void)
+{
+	long count = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		count += per_cpu(brute_hierarchies, cpu);
+	return count;
 }
 
 /**

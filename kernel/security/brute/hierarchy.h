@@ -130,6 +130,7 @@ brute_task(const struct task_struct *const task)
 struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp);
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy);
 void brute_hierarchy_leave(struct brute_hierarchy *hierarchy);
+long brute_hierarchy_count(void);
 void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,
 			   const struct cred *old, const struct cred *new);
 

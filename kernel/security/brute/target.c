@@ -81,7 +81,7 @@ static void brute_target_unlink(struct brute_targets *targets,
 	lockdep_assert_held(&targets->lock);
 	hlist_del_rcu(&entry->hash);
 	list_del(&entry->lru);
-	targets->count--;
+	WRITE_ONCE(targets->count, targets->count - 1);
 	if (entry->ban_until_ns)
 		atomic_dec(&targets->banned);
 }
@@ -215,7 +215,7 @@ void brute_targets_charge(struct brute_targets *targets,
 		hlist_add_head_rcu(&entry->hash,
 				   &targets->hash[brute_target_hash(key)]);
 		list_add_tail(&entry->lru, &targets->lru);
-		targets->count++;
+		WRITE_ONCE(targets->count, targets->count + 1);
 	}
 
 	charge->charged = true;
