@@ -259,6 +259,8 @@ h2=$(attacks_after "$a1" | tail -n 1)
 [ -n "$h2" ] && wait_for 10 dealloc "$h2"
 capture exec "$l1"
 
+# The exec attack banned uid 1000 from crasher_suid: lift it for the next one.
+echo flush >/sys/kernel/security/brute/lift
 a2=$(n_logged)
 l2=$(($(wc -l <$AUDIT_LOG) + 1))
 $st/attacker -u 1000 -s fork 12 >/dev/null 2>&1 &
