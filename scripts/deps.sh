@@ -8,6 +8,8 @@ packages=(
 	qemu-system-x86 busybox-static cpio debootstrap auditd audispd-plugins
 	libaudit-dev libauparse-dev libsystemd-dev check pkg-config e2fsprogs
 	iproute2 rsyslog kmod python3 rsync xz-utils procps
+	# scripts/audit-pkgs.sh: the build dependencies of Debian's audit source package
+	debhelper libkrb5-dev libwrap0-dev swig libcap-ng-dev libldap2-dev
 )
 
 missing=()

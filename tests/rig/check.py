@@ -4,13 +4,16 @@
 Layers, in order; a layer that cannot run counts as one failure and the others still run:
   rig          host unit tests of the rig's own parsers (tests/rig/test_guest.py)
   daemon       make -C daemon check (if daemon/Makefile exists): its 'N passed, N failed' line
+  audit-tools  userspace/audit/tests/run.sh: the patched audit packages (scripts/audit-pkgs.sh,
+               cached), the stock and patched ausearch/aureport on recorded Brute records,
+               make -C daemon check against the patched libauparse
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest
   system-guest tests/system/*.sh in the Debian + systemd guest
 
 Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
-BRUTE_LAYERS=rig,daemon,fast,system selects layers (default: all).
+BRUTE_LAYERS=rig,daemon,audit,fast,system selects layers (default: all).
 """
 import os
 import re
@@ -79,13 +82,35 @@ def run_daemon():
     layer("daemon", counts)
 
 
+def run_audit_tools():
+    """userspace/audit/tests/run.sh, streamed; its last summary line gives the counts."""
+    proc = subprocess.Popen(["sh", str(guest.TOP / "userspace" / "audit" / "tests" / "run.sh")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
+    found = None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        m = SUMMARY.match(line.strip())
+        if m and line.startswith("audit-tools: "):
+            found = guest.Counts(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    rc = proc.wait()
+    if found is None:
+        print(f"audit-tools: *** no summary line from userspace/audit/tests/run.sh (exit {rc})")
+        found = guest.Counts(0, 1)
+    elif rc != 0 and found.failed == 0:
+        found.failed = 1
+    layer("audit-tools", found)
+
+
 def main():
-    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,fast,system").split(",")
+    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,audit,fast,system").split(",")
     start = time.monotonic()
     if "rig" in selected:
         run_rig_unit()
     if "daemon" in selected:
         run_daemon()
+    if "audit" in selected:
+        run_audit_tools()
 
     kernel = None
     if "fast" in selected or "system" in selected:
