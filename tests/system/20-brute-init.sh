@@ -10,7 +10,9 @@ if [ ! -d /proc/sys/kernel/brute ]; then
 fi
 install -m 4755 -o root "$SELFTESTS/crasher" /usr/local/bin/brute-crasher-suid
 
-recs() { ausearch --raw -m "$1" 2>/dev/null | grep -E "^type=(UNKNOWN\[$1\]|BRUTE_CRASH) "; }
+# Raw records of a type (ausearch -m returns whole events): by number (stock auditd) or name.
+name_of() { case $1 in 1712) echo BRUTE_CRASH ;; 1713) echo BRUTE_ATTACK ;; esac; }
+recs() { ausearch --raw -m "$1" 2>/dev/null | grep -E "^type=(UNKNOWN\[$1\]|$(name_of "$1")) "; }
 
 systemd-run --quiet --unit=brute-crashloop -p User=1000 -p Restart=always \
 	-p RestartSec=50ms -p StartLimitIntervalSec=0 \
