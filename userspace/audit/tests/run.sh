@@ -46,18 +46,23 @@ devlib=$(dirname "$(find "$root/usr/lib" -name libauparse.so | head -n 1)")
 sysd_cflags=$(pkg-config --cflags libsystemd)
 sysd_libs=$(pkg-config --libs libsystemd)
 echo "== make -C daemon check against the patched libauparse ($lib)"
-make -s -C "$top/daemon" B=build/audit-patched check \
+# One build directory per package build (its rpath names that build); older ones go.
+bdir=build/audit-$(basename "$pkgs")
+for d in "$top"/daemon/build/audit-*; do
+	[ -d "$d" ] && [ "$d" != "$top/daemon/$bdir" ] && rm -rf "$d"
+done
+make -s -C "$top/daemon" B="$bdir" check \
 	DEPS_CFLAGS="-I$root/usr/include $sysd_cflags" \
 	DEPS_LIBS="-L$devlib -Wl,-rpath,$lib $sysd_libs -lauparse -laudit" >"$out" 2>&1
 rc=$?
 cat "$out"
 add "$out"
-if ldd "$top/daemon/build/audit-patched/normal/brute-reportd" | grep -q "libauparse.so.0 => $lib/"; then
+if ldd "$top/daemon/$bdir/normal/brute-reportd" | grep -q "libauparse.so.0 => $lib/"; then
 	echo "ok - brute-reportd of that build runs with the patched libauparse"
 	passed=$((passed + 1))
 else
 	echo "not ok - brute-reportd of that build runs with the patched libauparse"
-	ldd "$top/daemon/build/audit-patched/normal/brute-reportd" | sed 's/^/#   /'
+	ldd "$top/daemon/$bdir/normal/brute-reportd" | sed 's/^/#   /'
 	failed=$((failed + 1))
 fi
 [ $rc -eq 0 ] || { [ "$failed" -gt 0 ] || failed=1; }
