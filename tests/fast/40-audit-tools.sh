@@ -131,7 +131,7 @@ fi
 # --- v2 kernels: the ban, and its end when root lifts it
 if [ -e /sys/kernel/security/brute/lift ]; then
 	out=$(ausearch -m BRUTE_BAN -x $victim -ui 1000 -i 2>&1)
-	if echo "$out" | grep -q "attacker_uid=brute .* target_name=t40victim ban_s=[0-9]* brute_hierarchy=$h "; then
+	if echo "$out" | grep -q "attacker_uid=brute .* target_name=t40victim ban_s=[0-9]* brute_hierarchy=[0-9]* .* uid=brute .* exe=$victim"; then
 		ok "ausearch -m BRUTE_BAN -x $victim -ui 1000 -i"
 	else
 		not_ok "ausearch -m BRUTE_BAN -x $victim -ui 1000 -i" "$out"
