@@ -15,7 +15,7 @@
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
 # BRUTE_RIG_INJECT (fail|hang|timeout|panic: rig self-tests), BRUTE_LAYERS
-# (rig,daemon,tools,host,fast,system), DESTDIR, PREFIX (passed to the daemon's install when set),
+# (rig,daemon,tools,host,audit,fast,system), DESTDIR, PREFIX (passed to the daemon's install when set),
 # PURGE=yes (make uninstall also removes edited configuration).
 
 SHELL := /bin/bash

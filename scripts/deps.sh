@@ -9,6 +9,8 @@ packages=(
 	libaudit-dev libauparse-dev libsystemd-dev check pkg-config e2fsprogs
 	iproute2 rsyslog kmod python3 rsync xz-utils procps
 	debhelper lintian linux-config-6.12 rsyslog-gnutls rsyslog-relp openssl python3-yaml
+	# scripts/audit-pkgs.sh: the build dependencies of Debian's audit source package
+	debhelper libkrb5-dev libwrap0-dev swig libcap-ng-dev libldap2-dev
 )
 
 missing=()

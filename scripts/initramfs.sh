@@ -6,6 +6,8 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 "$top/scripts/selftests.sh"
+# The audit tools and libraries with userspace/audit/ applied (built once, cached).
+audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
 
 out=$rig/initramfs.cpio.gz
 key=$( {
@@ -13,6 +15,7 @@ key=$( {
 	find "$rig/bin" "$rig/selftests" -type f -exec sha256sum {} + 2>/dev/null | sort
 	find "$rig/selftests" -printf "%P %m\n" 2>/dev/null | sort
 	dpkg-query -W busybox-static auditd iproute2 libc6
+	echo "$audit"
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 	echo "$out"
@@ -46,8 +49,23 @@ add_dynamic() { # add_dynamic HOST_PATH GUEST_PATH
 		cp -L "$lib" "$root/$lib"
 	done
 }
+# The patched libaudit and libauparse go first, so add_dynamic keeps them; the patched tools
+# link them. The host's (stock) ausearch and aureport, with the stock libraries, are kept in
+# /opt/audit-stock for the tests that document what works without the patches:
+# LD_LIBRARY_PATH=/opt/audit-stock/lib /opt/audit-stock/bin/ausearch ...
+for lib in libaudit.so.1 libauparse.so.0; do
+	host=$(ldd /sbin/ausearch | sed -n "s|^[[:space:]]*$lib => \(/[^ ]*\).*|\1|p")
+	[ -n "$host" ] || die "ldd /sbin/ausearch names no $lib"
+	mkdir -p "$root/$(dirname "$host")" "$root/opt/audit-stock/lib"
+	cp -L "$(find "$audit/root/" -name "$lib" | head -n 1)" "$root/$host"
+	cp -L "$host" "$root/opt/audit-stock/lib/$lib"
+done
 for tool in auditd auditctl ausearch aureport; do
-	add_dynamic "$(command -v $tool)" "sbin/$tool"
+	add_dynamic "$audit/root/sbin/$tool" "sbin/$tool"
+done
+mkdir -p "$root/opt/audit-stock/bin"
+for tool in ausearch aureport; do
+	cp /sbin/$tool "$root/opt/audit-stock/bin/$tool"
 done
 add_dynamic /sbin/ip sbin/ip
 rm -f "$root/bin/ip" "$root/usr/bin/ip" "$root/usr/sbin/ip"

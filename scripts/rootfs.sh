@@ -10,7 +10,10 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 img=$rig/rootfs.ext4
-key=$(sha256sum "$0" | cut -d' ' -f1)
+# The audit packages with userspace/audit/ applied (built once, cached), installed over
+# Debian's: the image's key covers them.
+audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
+key=$( (sha256sum "$0"; echo "$audit") | sha256sum | cut -d' ' -f1)
 if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
 	echo "$img"
 	exit 0
@@ -33,6 +36,18 @@ debootstrap --variant=minbase \
 	bookworm "$dir" "$mirror" >"$rig/debootstrap.log" 2>&1 ||
 	die "debootstrap failed, log: $rig/debootstrap.log"
 log "debootstrap took $(($(date +%s) - start)) s"
+
+# auditd, libaudit1, libauparse0 and libaudit-common 1:3.0.9-1+brute1 replace Debian's
+# (same ABI).
+mkdir -p "$dir/tmp/audit-debs"
+for p in auditd libaudit1 libauparse0 libaudit-common; do
+	cp "$audit"/debs/${p}_*.deb "$dir/tmp/audit-debs/"
+done
+chroot "$dir" sh -c 'dpkg -i /tmp/audit-debs/*.deb' >>"$rig/debootstrap.log" 2>&1 ||
+	die "installing the patched audit packages failed, log: $rig/debootstrap.log"
+rm -rf "$dir/tmp/audit-debs"
+[ "$(chroot "$dir" dpkg-query -W auditd libaudit1 libauparse0 | grep -c '+brute1$')" = 3 ] ||
+	die "the image does not have the patched audit packages"
 
 echo system >"$dir/etc/hostname"
 printf '127.0.0.1 localhost system\n::1 localhost\n' >"$dir/etc/hosts"

@@ -134,7 +134,7 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 	# From what audit.log gained during the run: ausearch takes seconds on a busy TCG guest.
 	[ "$(wc -c </var/log/audit/audit.log)" -ge "$log_offset" ] || log_offset=0 # rotated
 	tail -c +$((log_offset + 1)) /var/log/audit/audit.log |
-		awk -v t0="${start%.*}" -v t1="${end%.*}" '/^type=UNKNOWN\[171[34]\] / {
+		awk -v t0="${start%.*}" -v t1="${end%.*}" '/^type=(UNKNOWN\[171[34]\]|BRUTE_ATTACK|BRUTE_KILL) / {
 			t = $2; sub(/^msg=audit\(/, "", t); sub(/\..*/, "", t)
 			if (t + 0 >= t0 && t + 0 <= t1 + 1) print }' |
 		demo_kernel_part >"$DEMO_OUT/records-$mode"

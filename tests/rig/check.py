@@ -7,13 +7,16 @@ Layers, in order; a layer that cannot run counts as one failure and the others s
   tools        make -C tools/brutectl check: brutectl's host tests, same summary line
   host         tests/host/*.sh on this machine (install, dist, hardening, the Debian package,
                the kernel package's configuration): TAP like the guests' scripts
+  audit-tools  userspace/audit/tests/run.sh: the patched audit packages (scripts/audit-pkgs.sh,
+               cached), the stock and patched ausearch/aureport on recorded Brute records,
+               make -C daemon check against the patched libauparse
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest
   system-guest tests/system/*.sh in the Debian + systemd guest
 
 Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
-BRUTE_LAYERS=rig,daemon,tools,host,fast,system selects layers (default: all);
+BRUTE_LAYERS=rig,daemon,tools,host,audit,fast,system selects layers (default: all);
 BRUTE_HOST_TESTS=NAME[,NAME] runs only these tests/host scripts (names without .sh).
 """
 import os
@@ -130,8 +133,28 @@ def run_host():
     layer("host", counts)
 
 
+def run_audit_tools():
+    """userspace/audit/tests/run.sh, streamed; its last summary line gives the counts."""
+    proc = subprocess.Popen(["sh", str(guest.TOP / "userspace" / "audit" / "tests" / "run.sh")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
+    found = None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        m = SUMMARY.match(line.strip())
+        if m and line.startswith("audit-tools: "):
+            found = guest.Counts(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    rc = proc.wait()
+    if found is None:
+        print(f"audit-tools: *** no summary line from userspace/audit/tests/run.sh (exit {rc})")
+        found = guest.Counts(0, 1)
+    elif rc != 0 and found.failed == 0:
+        found.failed = 1
+    layer("audit-tools", found)
+
+
 def main():
-    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,host,fast,system").split(",")
+    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,host,audit,fast,system").split(",")
     start = time.monotonic()
     if "rig" in selected:
         run_rig_unit()
@@ -141,6 +164,8 @@ def main():
         run_make_check("tools", "tools/brutectl")
     if "host" in selected:
         run_host()
+    if "audit" in selected:
+        run_audit_tools()
 
     kernel = None
     if "fast" in selected or "system" in selected:
