@@ -8,6 +8,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio debootstrap auditd audispd-plugins
 	libaudit-dev libauparse-dev libsystemd-dev check pkg-config e2fsprogs
 	iproute2 rsyslog kmod python3 rsync xz-utils procps
+	clang
 )
 
 missing=()
