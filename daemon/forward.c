@@ -52,6 +52,7 @@ struct forward {
 	uint64_t progress_ms;	/* connected, or last byte acknowledged/written */
 	uint64_t acked_bytes;
 
+	bool sync_failed;		/* logged once until a flush works again */
 	struct resolve_req *resolving;	/* in flight */
 	struct resolve_req *abandoned;	/* timed out, still in glibc's hands */
 	uint64_t resolve_deadline;
@@ -431,6 +432,14 @@ sent:
 
 void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 {
+	/* group commit: the entries of this loop iteration, one fdatasync, before sending */
+	if (spool_flush(f->spool) < 0) {
+		if (!f->sync_failed)
+			log_error("spool: fdatasync failed: %m (entries are kept, not yet durable)");
+		f->sync_failed = true;
+	} else {
+		f->sync_failed = false;
+	}
 	if (f->abandoned)
 		resolve_collect(f);
 	if (f->state == F_DOWN && f->resolving) {

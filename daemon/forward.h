@@ -49,7 +49,11 @@ struct forward;
 struct forward *forward_new(const struct forward_config *cfg, struct spool *spool);
 void forward_free(struct forward *f);
 
-/* Queue an entry (persisted in the spool before this returns). */
+/*
+ * Queue an entry: written to the spool before this returns, made durable
+ * (spool_sync) by the next forward_dispatch(), which does one fdatasync
+ * for everything queued since the previous one, before sending it.
+ */
 int forward_submit(struct forward *f, const struct entry *e);
 
 /* Poll integration: fill *pfd (returns false if no fd to watch), call

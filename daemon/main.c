@@ -319,7 +319,8 @@ static void log_stats(struct daemon *d, bool to_stderr)
 	snprintf(buf, sizeof(buf),
 		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, other %llu, "
 		 "netlink overruns %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
-		 "attacks %llu, kills %llu, evictions %llu, expired %llu, targets %llu, bans %llu, ban ends %llu; "
+		 "attacks %llu, kills %llu, evictions %llu, expired %llu, late %llu, memory %llu KiB, "
+		 "targets %llu, bans %llu, ban ends %llu; "
 		 "entries %llu, journal failures %llu, "
 		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
 		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
@@ -330,6 +331,7 @@ static void log_stats(struct daemon *d, bool to_stderr)
 		 (unsigned long long)cs->opened, (unsigned long long)cs->closed,
 		 (unsigned long long)cs->attacks, (unsigned long long)cs->kills,
 		 (unsigned long long)cs->evictions, (unsigned long long)cs->expired,
+		 (unsigned long long)cs->late, (unsigned long long)(cs->memory >> 10),
 		 (unsigned long long)cs->targets, (unsigned long long)cs->bans,
 		 (unsigned long long)cs->unbans, (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
 		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,

@@ -33,6 +33,7 @@ struct spool {
 	uint64_t max_bytes;
 	bool sync;
 	bool dropping;		/* drops were logged; reset when the spool drains */
+	bool dirty;		/* written since the last fdatasync (sync mode) */
 	uint64_t dropped_at_log;
 	struct spool_stats stats;
 };
@@ -151,8 +152,8 @@ static int persist_head(struct spool *s)
 
 	header_bytes(s, h);
 	r = full_pwrite(s->fd, h + 16, 16, 16);	/* head and checksum */
-	if (r == 0 && s->sync && fdatasync(s->fd) < 0)
-		r = -errno;
+	if (r == 0 && s->sync)
+		s->dirty = true;	/* made durable by the next spool_flush() */
 	return r;
 }
 
@@ -501,16 +502,23 @@ int spool_append(struct spool *s, const void *data, size_t len)
 			log_warning("spool %s: cannot cut partial record: %m", s->path);
 		return r;
 	}
-	if (s->sync && fdatasync(s->fd) < 0) {
-		r = -errno;
-		if (ftruncate(s->fd, (off_t)off) < 0)
-			log_warning("spool %s: cannot cut unsynced record: %m", s->path);
-		return r;
-	}
+	if (s->sync)
+		s->dirty = true;	/* group commit: spool_flush() once per batch */
 	s->size += REC_HDR + len;
 	s->stats.records++;
 	s->stats.bytes += REC_HDR + len;
 	s->stats.appended++;
+	return 0;
+}
+
+int spool_flush(struct spool *s)
+{
+	if (!s->dirty)
+		return 0;
+	if (fdatasync(s->fd) < 0)
+		return -errno;
+	s->dirty = false;
+	s->stats.syncs++;
 	return 0;
 }
 

@@ -2,9 +2,11 @@
 /*
  * spool.h - persistent, bounded FIFO of messages for the SIEM forwarder.
  *
- * Every message is appended to <dir>/spool (and fdatasync()ed when sync is
- * set) before any delivery attempt, so what was accepted survives a
- * restart or crash and is replayed in order on start.  Positions are
+ * Every message is appended to <dir>/spool before any delivery attempt;
+ * with sync set, spool_flush() makes everything appended so far durable
+ * with one fdatasync (group commit: the forwarder calls it once per loop
+ * iteration, before sending), so what was accepted survives a restart or
+ * crash and is replayed in order on start.  Positions are
  * logical byte offsets that stay valid across compaction.  The file never
  * exceeds max_bytes: an append that would cross it first reclaims the
  * delivered prefix and, if that is not enough, drops the oldest messages
@@ -31,6 +33,7 @@ struct spool_stats {
 	uint64_t bytes;		/* queued now, including record headers */
 	uint64_t appended, delivered, dropped;
 	uint64_t truncated_bytes; /* cut off at open (torn writes) */
+	uint64_t syncs;		/* fdatasync calls of spool_flush() */
 };
 
 struct spool;
@@ -40,6 +43,8 @@ void spool_close(struct spool *s);
 void spool_set_limits(struct spool *s, uint64_t max_bytes, bool sync);
 
 int spool_append(struct spool *s, const void *data, size_t len);
+/* Sync mode: fdatasync what was appended or acknowledged since the last call. */
+int spool_flush(struct spool *s);
 /* Read the record at pos into out (replacing its contents); *next = following
  * position.  -ENOENT at the tail, -ESPIPE if pos was dropped (< head). */
 int spool_read(struct spool *s, uint64_t pos, struct strbuf *out, uint64_t *next);

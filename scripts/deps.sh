@@ -11,6 +11,7 @@ packages=(
 	debhelper lintian linux-config-6.12 rsyslog-gnutls rsyslog-relp openssl python3-yaml
 	# scripts/audit-pkgs.sh: the build dependencies of Debian's audit source package
 	debhelper libkrb5-dev libwrap0-dev swig libcap-ng-dev libldap2-dev
+	clang libclang-rt-14-dev
 )
 
 missing=()

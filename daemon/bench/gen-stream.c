@@ -3,7 +3,9 @@
  * gen-stream - write an audit.log-like stream of N records, 1 in 100 of
  * them brute's (hierarchies that cross a boundary, crash, get attacked and
  * killed, deallocate), the rest typical syscall events.
- *   gen-stream RECORDS [OPEN_HIERARCHIES]
+ *   gen-stream RECORDS [OPEN_HIERARCHIES [EVERY]]
+ * EVERY: one record in EVERY is brute's (default 100; 1: a stream of brute
+ * records only).
  * With OPEN_HIERARCHIES, write that many allocated+boundary hierarchies
  * that are never deallocated (memory benchmark) instead.
  */
@@ -16,6 +18,7 @@ int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
 	unsigned long open_h = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
+	unsigned long every = argc > 3 ? strtoul(argv[3], NULL, 10) : 100;
 	unsigned long long h = 4294967296ull + 1000;
 	unsigned long serial = 1000, i = 0, t = 1700000000;
 	unsigned step = 0;
@@ -32,7 +35,7 @@ int main(int argc, char **argv)
 	while (i < n) {
 		unsigned ms = (unsigned)(serial % 1000);
 
-		if (i % 100 == 99) {
+		if (every <= 1 || i % every == every - 1) {
 			/* the brute record sequence of one hierarchy, 10 records */
 			switch (step++ % 10) {
 			case 0:

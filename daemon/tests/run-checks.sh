@@ -1,9 +1,13 @@
 #!/bin/sh
-# Run the test runner of the normal build and of the ASan+UBSan build;
+# Run the test runner of the normal build and of the ASan+UBSan build, then
+# replay the fuzz corpora (one check per fuzz target, fuzz/replay.sh);
 # print one closing "N passed, N failed[, N skipped]" line with the totals.
 set -u
 normal=$1
 asan=$2
+fuzzdir=${3:-}
+fuzzsecs=${4:-5}
+[ $# -ge 4 ] && shift 4
 skipfile=$(mktemp)
 trap 'rm -f "$skipfile"' EXIT
 passed=0
@@ -35,6 +39,17 @@ run() {
 run normal "$normal" env
 run "asan+ubsan" "$asan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_DEFAULT_TIMEOUT=60
+if [ -n "$fuzzdir" ]; then
+	echo "== fuzz corpora (+${fuzzsecs} s each) =="
+	for t in "$@"; do
+		if sh fuzz/replay.sh "$fuzzdir" "$fuzzsecs" "$t"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			status=1
+		fi
+	done
+fi
 skipped=$(wc -l < "$skipfile")
 passed=$((passed - skipped))
 echo "$passed passed, $failed failed, $skipped skipped"

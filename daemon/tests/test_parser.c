@@ -453,7 +453,7 @@ START_TEST(test_v2_records)
 	ck_assert_uint_eq(attack->attacker_uid, 1000);
 	ck_assert_uint_eq(attack->subj.euid, 0);
 
-	ck_assert_uint_eq(ban->hierarchy, 4295100000ull);
+	ck_assert_uint_eq(ban->hierarchy, 4295100004ull);
 	ck_assert_str_eq(ban->target_name, "crasher_suid");
 	ck_assert_uint_eq(ban->ban_s, 900);
 	ck_assert(ban->subj.present);

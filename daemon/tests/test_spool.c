@@ -281,6 +281,41 @@ START_TEST(test_corrupt_base)
 }
 END_TEST
 
+/*
+ * issue 11: two fdatasyncs per entry (append, ack) capped a burst at a few
+ * hundred entries/s with spool_sync = yes.  Group commit: appends and acks
+ * only mark the spool dirty; spool_flush() syncs once for all of them.
+ */
+START_TEST(test_group_commit)
+{
+	const char *dir = make_tmpdir();
+	struct strbuf sb = STRBUF_INIT;
+	struct spool *s;
+	uint64_t pos, next;
+
+	ck_assert_int_eq(spool_open(dir, 64 << 20, true, &s), 0);
+	append_n(s, 0, 1000);
+	ck_assert_uint_eq(spool_get_stats(s)->syncs, 0);
+	ck_assert_int_eq(spool_flush(s), 0);
+	ck_assert_uint_eq(spool_get_stats(s)->syncs, 1);
+	ck_assert_int_eq(spool_flush(s), 0);	/* nothing new: no sync */
+	ck_assert_uint_eq(spool_get_stats(s)->syncs, 1);
+	for (pos = spool_head(s); spool_read(s, pos, &sb, &next) == 0; pos = next)
+		ck_assert_int_eq(spool_ack(s, next), 0);
+	ck_assert_int_eq(spool_flush(s), 0);
+	ck_assert_uint_le(spool_get_stats(s)->syncs, 3);	/* the acks, and the emptied spool's truncation */
+	spool_close(s);
+	/* without spool_sync: never */
+	ck_assert_int_eq(spool_open(dir, 64 << 20, false, &s), 0);
+	append_n(s, 0, 10);
+	ck_assert_int_eq(spool_flush(s), 0);
+	ck_assert_uint_eq(spool_get_stats(s)->syncs, 0);
+	spool_close(s);
+	sb_free(&sb);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_compaction_keeps_positions)
 {
 	const char *dir = make_tmpdir();
@@ -327,6 +362,7 @@ Suite *spool_suite(void)
 	tcase_add_test(tc, test_compaction_keeps_positions);
 	tcase_add_test(tc, test_file_within_limit);
 	tcase_add_test(tc, test_corrupt_base);
+	tcase_add_test(tc, test_group_commit);
 	suite_add_tcase(s, tc);
 	return s;
 }

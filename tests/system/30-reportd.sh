@@ -4,6 +4,9 @@
 # journalctl -x) and RFC 5424 alerts at an rsyslog TCP listener on 127.0.0.1:6514; the alerts
 # of attacks made while the listener is down are spooled and arrive exactly once, in order, when
 # it is back.
+# On a v2 kernel (/sys/kernel/security/brute/lift exists) the exec attack also bans uid 1000 from
+# crasher_suid: the ban becomes a journal entry and an alert, root lifts it (the 1717 record, the
+# "ban ended" entry and alert), and every later exec attack starts without a ban.
 #
 # With reportd.capture=1 on the kernel command line (BRUTE_CMDLINE) the audit.log lines of each
 # attack are also printed as "# capture NAME: LINE" diagnostics (results.log of the run): the
@@ -15,6 +18,11 @@ HIER=1710 ATTACK=1713 KILL=1714
 MID_ATTACK=72daa15b2f794fafa7bedff6fcaee907
 MID_KILL=ce6cb768345140ecbcfb48c33e7380b2
 MID_CLOSED=0e994ff57a09407e8765613499ad9031
+MID_BAN=dda54503c6434773a0b9f8d83838594a
+MID_UNBAN=b1ca6fec5b6b4d109290214d7eca0c2b
+LIFT=/sys/kernel/security/brute/lift
+v2=0
+[ -e $LIFT ] && v2=1
 PORT=6514
 SIEM=/var/log/brute-siem.log
 AUDIT_LOG=/var/log/audit/audit.log
@@ -73,6 +81,17 @@ jget() {
 		print out }'
 }
 jhas() { jsnap; [ -n "$(jof "$1" "$2")" ]; }
+jmid() { grep "\"MESSAGE_ID\":\"$1\"" $J; }
+jhas_mid() { jsnap; [ -n "$(jmid "$1")" ]; }
+# v2 ban records (1716) and their ends (1717) in audit.log
+bans() { grep -aE "^type=(UNKNOWN\[1716\]|BRUTE_BAN) " $AUDIT_LOG; }
+unbans() { grep -aE "^type=(UNKNOWN\[1717\]|BRUTE_UNBAN) " $AUDIT_LOG; }
+n_bans() { bans | wc -l; }
+n_unbans() { unbans | wc -l; }
+has_ban() { [ "$(n_bans)" -ge 1 ]; }
+unbans_above() { [ "$(n_unbans)" -gt "$1" ]; }
+# lift every ban (v2), so that the next exec attack is not refused at execve
+lift_all() { [ $v2 = 0 ] || echo all >$LIFT 2>/dev/null || :; }
 # Forwarded RFC 5424 messages of one MSGID as rsyslog received them (one a line, %rawmsg%):
 # <PRI>1 TIMESTAMP HOSTNAME brute-reportd PROCID MSGID [brute@32473 ...] BOM MSG
 siem_lines() { grep -aE "^<[0-9]+>1 [^ ]+ [^ ]+ brute-reportd [0-9]+ $1 \[brute@32473 " $SIEM 2>/dev/null; }
@@ -259,8 +278,54 @@ h2=$(attacks_after "$a1" | tail -n 1)
 [ -n "$h2" ] && wait_for 10 dealloc "$h2"
 capture exec "$l1"
 
-# The exec attack banned uid 1000 from crasher_suid: lift it for the next one.
-echo flush >/sys/kernel/security/brute/lift
+# v2: the exec attack banned uid 1000 from crasher_suid; root lifts the ban
+if [ $v2 = 1 ]; then
+	lb=$(($(wc -l <$AUDIT_LOG) + 1))
+	wait_for 10 has_ban
+	ban=$(bans | tail -n 1)
+	bdev=$(echo "$ban" | field target_dev)
+	bino=$(echo "$ban" | field target_ino)
+	bsec=$(echo "$ban" | field ban_s)
+	if [ "$(echo "$ban" | field attacker_uid)" = 1000 ] && wait_for 10 jhas_mid $MID_BAN; then
+		got=$(jmid $MID_BAN | tail -n 1 | jget PRIORITY BRUTE_ATTACKER_UID BRUTE_TARGET_DEV \
+			BRUTE_TARGET_INO BRUTE_TARGET_NAME BRUTE_BAN_S)
+		want="PRIORITY=2 BRUTE_ATTACKER_UID=1000 BRUTE_TARGET_DEV=$bdev BRUTE_TARGET_INO=$bino"
+		want="$want BRUTE_TARGET_NAME=crasher_suid BRUTE_BAN_S=$bsec"
+		if [ "$got" = "$want" ]; then
+			ok "v2: journal ban entry = the kernel's 1716 record ($got)"
+		else
+			bad "v2: journal ban entry = the kernel's 1716 record" "got:  $got" "want: $want" "$ban"
+		fi
+	else
+		bad "v2: the exec attack banned uid 1000 (1716) and the journal has the ban entry" \
+			"$ban" "$(journalctl -u brute-reportd -o cat --no-pager | tail -n 5)"
+	fi
+	u0=$(n_unbans)
+	if echo "1000 $bdev $bino" >$LIFT && wait_for 10 unbans_above "$u0" &&
+		wait_for 10 jhas_mid $MID_UNBAN; then
+		got=$(jmid $MID_UNBAN | tail -n 1 | jget PRIORITY BRUTE_ATTACKER_UID BRUTE_TARGET_INO \
+			BRUTE_REASON BRUTE_LIFTED_BY_UID BRUTE_BAN_S)
+		want="PRIORITY=5 BRUTE_ATTACKER_UID=1000 BRUTE_TARGET_INO=$bino BRUTE_REASON=lifted"
+		want="$want BRUTE_LIFTED_BY_UID=0 BRUTE_BAN_S=$bsec"
+		if [ "$got" = "$want" ]; then
+			ok "v2: root lifted the ban: 1717 record and journal entry ($got)"
+		else
+			bad "v2: ban ended entry after the lift" "got:  $got" "want: $want" "$(unbans | tail -n 1)"
+		fi
+	else
+		bad "v2: lifting the ban gives a 1717 record and a ban ended entry" "$(unbans | tail -n 2)" \
+			"$(journalctl -u brute-reportd -o cat --no-pager | tail -n 5)"
+	fi
+	x=$(journalctl -x -u brute-reportd MESSAGE_ID=$MID_BAN --no-pager 2>&1)
+	if echo "$x" | grep -q "Subject: uid 1000 banned from executing crasher_suid" &&
+		echo "$x" | grep -q "brutectl lift"; then
+		ok "v2: journalctl -x shows the catalog text of the ban entry"
+	else
+		bad "v2: journalctl -x shows the catalog text of the ban entry" "$(echo "$x" | tail -n 12)"
+	fi
+	capture ban "$lb"
+fi
+
 a2=$(n_logged)
 l2=$(($(wc -l <$AUDIT_LOG) + 1))
 $st/attacker -u 1000 -s fork 12 >/dev/null 2>&1 &
@@ -276,6 +341,7 @@ asnap
 for h in $(attacks_after "$a2"); do wait_for 10 dealloc "$h"; done
 asnap
 capture interleaved "$l2"
+lift_all
 n=$(($(recs $ATTACK | wc -l) - a1))
 if [ $rc2 = 137 ] && [ $rc3 = 137 ] && [ $rc4 = 137 ] && [ $n = 3 ]; then
 	ok "listener down: 3 more attacks detected and killed (exec, then fork and exec at once)"
@@ -298,6 +364,14 @@ else
 		"$(journalctl -u brute-reportd -o cat --no-pager | tail -n 5)"
 fi
 t "delivered"
+if [ $v2 = 1 ]; then
+	if wait_for 10 eval 'siem_lines UNBAN | grep -q "reason=\"lifted\""' &&
+		siem_lines BAN | grep -q "attacker_uid=\"1000\" .*target_name=\"crasher_suid\""; then
+		ok "v2: rsyslog received the ban and ban ended alerts"
+	else
+		bad "v2: rsyslog received the ban and ban ended alerts" "$(grep -a ' BAN \| UNBAN ' $SIEM | tail -n 3)"
+	fi
+fi
 got=$(siem_lines ATTACK | sed -n 's/.* hierarchy="\([0-9]*\)".*/\1/p' | tr '\n' ' ')
 dups=$(sort $SIEM | uniq -d)
 all_closed=$(siem_lines CLOSED | sed -n 's/.* hierarchy="\([0-9]*\)".*/\1/p')
@@ -357,6 +431,7 @@ t "checked"
 # --- clean up for later scripts ---------------------------------------------------------------
 # --no-block: nothing here waits for the jobs (a later script starting them again is fine)
 [ -f /run/reportd.conf.orig ] && cp -p /run/reportd.conf.orig /etc/brute/reportd.conf
+lift_all
 rm -f /etc/rsyslog.d/30-brute-siem.conf "$st/crasher_suid"
 systemctl disable --no-reload brute-reportd.service 2>/dev/null
 systemctl --no-block stop brute-reportd.service
