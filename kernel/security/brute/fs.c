@@ -32,17 +32,7 @@ static int brute_fs_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int brute_fs_stats_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, brute_fs_stats_show, NULL);
-}
-
-static const struct file_operations brute_fs_stats_fops = {
-	.open = brute_fs_stats_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(brute_fs_stats);
 
 static int brute_fs_targets_show(struct seq_file *m, void *v)
 {
