@@ -83,7 +83,7 @@ static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 static void brute_log_target(struct audit_buffer *ab,
 			     const struct brute_target_key *key)
 {
-	audit_log_format(ab, " attacker_uid=%u target_dev=%u:%u target_ino=%llu",
+	audit_log_format(ab, "attacker_uid=%u target_dev=%u:%u target_ino=%llu",
 			 from_kuid(&init_user_ns, key->uid), MAJOR(key->dev),
 			 MINOR(key->dev), key->ino);
 }
@@ -153,8 +153,10 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
 			 crash->hierarchy->id, crash->origin->id);
-	if (crash->target)
+	if (crash->target) {
+		audit_log_format(ab, " ");
 		brute_log_target(ab, crash->target);
+	}
 	audit_log_format(ab,
 			 " sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu",
 			 info->si_signo, info->si_code, crash->stats.faults,
@@ -188,8 +190,10 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu attack=%s",
 			 crash->hierarchy->id, crash->origin->id,
 			 crash->target ? "exec" : "fork");
-	if (crash->target)
+	if (crash->target) {
+		audit_log_format(ab, " ");
 		brute_log_target(ab, crash->target);
+	}
 	audit_log_format(ab,
 			 " speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s",
 			 verdict == BRUTE_VERDICT_SLOW ? "slow" : "fast",
@@ -310,10 +314,8 @@ void brute_audit_unban(const struct brute_target *entry, int reason)
 			     AUDIT_BRUTE_UNBAN);
 	if (!ab)
 		return;
-	audit_log_format(ab, "attacker_uid=%u target_dev=%u:%u target_ino=%llu target_name=",
-			 from_kuid(&init_user_ns, entry->key.uid),
-			 MAJOR(entry->key.dev), MINOR(entry->key.dev),
-			 entry->key.ino);
+	brute_log_target(ab, &entry->key);
+	audit_log_format(ab, " target_name=");
 	audit_log_untrustedstring(ab, entry->name);
 	audit_log_format(ab, " reason=%s denied=%u",
 			 brute_unban_reasons[reason],
@@ -342,6 +344,7 @@ void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
 			 hierarchy->id, hierarchy->id);
+	audit_log_format(ab, " ");
 	brute_log_target(ab, key);
 	audit_log_format(ab, " charged=no");
 	audit_log_task_info(ab);
