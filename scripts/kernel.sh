@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# Build the test kernel: Debian's linux-source-6.12 + kernel/ overlay + kernel/patches,
-# configured from tinyconfig + kernel/configs/*.config, cached outside the repository.
+# Build a kernel: Debian's linux-source-6.12 + kernel/ overlay + kernel/patches, configured
+# from tinyconfig + fragments, cached outside the repository, one work tree per flavour:
+#   test   kernel/configs/*.config (lockdep; what make check boots)
+#   kasan  test + kernel/configs/flavours/kasan.config (KASAN, kmemleak, UBSAN, fault injection)
+#   kcsan  test + kernel/configs/flavours/kcsan.config (KCSAN, fault injection)
+#   prod   test minus debug.config + kernel/configs/flavours/prod.config (no debug options,
+#          -O2, the LSM stack of a distribution: make bench)
 #
-# Usage: scripts/kernel.sh            build (or reuse) and print the bzImage path
-#        scripts/kernel.sh --tree     only prepare the source tree, print its path
+# Usage: scripts/kernel.sh [--flavour F]           build (or reuse) and print the bzImage path
+#        scripts/kernel.sh [--flavour F] --tree    only prepare the source tree, print its path
+#        BRUTE_FLAVOUR=F is the same as --flavour F.
 set -euo pipefail
+
+flavour=${BRUTE_FLAVOUR:-test}
+if [ "${1:-}" = "--flavour" ]; then
+	flavour=${2:?--flavour needs a name}
+	shift 2
+fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BRUTE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/brute}
 tarball=${BRUTE_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 pristine=$cache/src/linux-source-6.12
-work=$cache/linux
-stage=$cache/stage
+case "$flavour" in
+test) work=$cache/linux ;;
+kasan | kcsan | prod) work=$cache/linux-$flavour ;;
+*) printf 'kernel: error: unknown flavour %s (test, kasan, kcsan, prod)\n' "$flavour" >&2; exit 2 ;;
+esac
+stage=$cache/stage-$flavour
 jobs=${BRUTE_JOBS:-$(($(nproc) + 1))}
 
 log() { printf 'kernel: %s\n' "$*" >&2; }
@@ -20,7 +36,7 @@ die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 [ -r "$tarball" ] || die "$tarball missing (run 'make deps')"
 mkdir -p "$cache/src"
 
-# One build at a time per cache.
+# One extraction at a time per cache, one build at a time per flavour.
 exec 9>"$cache/.lock"
 flock 9
 
@@ -35,6 +51,9 @@ fi
 
 # 2. Work tree: hard links to the pristine tree; managed files are replaced, never edited
 #    in place, so the pristine tree stays intact and unchanged files keep their mtimes.
+exec 9>&-
+exec 8>"$cache/.lock-$flavour"
+flock 8
 if [ ! -f "$work/Makefile" ]; then
 	log "creating work tree"
 	rm -rf "$work"
@@ -42,8 +61,8 @@ if [ ! -f "$work/Makefile" ]; then
 fi
 
 # Inputs of the build: everything under kernel/ and this script.
-inputs_key=$( (cd "$top" && find kernel scripts/kernel.sh -type f -not -path '*/selftests/*' \
-	-print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+inputs_key=$( (cd "$top" && echo "$flavour" && find kernel scripts/kernel.sh -type f \
+	-not -path '*/selftests/*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 
 if [ "${1:-}" != "--tree" ] && [ -f "$work/arch/x86/boot/bzImage" ] &&
 	[ "$(cat "$work/.brute-key" 2>/dev/null)" = "$inputs_key" ]; then
@@ -67,7 +86,7 @@ for p in "$top"/kernel/patches/*.patch; do
 	patch -s -p1 -d "$stage" --no-backup-if-mismatch -r - <"$p" ||
 		die "patch $(basename "$p") does not apply to linux-source-6.12"
 done
-(cd "$stage" && find . -type f | sed 's|^\./||' | sort) >"$cache/manifest.new"
+(cd "$stage" && find . -type f | sed 's|^\./||' | sort) >"$stage.manifest"
 
 # 4. Sync managed files into the work tree; restore files no longer managed.
 changed=0
@@ -78,14 +97,14 @@ while read -r f; do
 		cp "$stage/$f" "$work/$f"
 		changed=$((changed + 1))
 	fi
-done <"$cache/manifest.new"
+done <"$stage.manifest"
 if [ -f "$work/.brute-manifest" ]; then
-	comm -23 "$work/.brute-manifest" "$cache/manifest.new" | while read -r f; do
+	comm -23 "$work/.brute-manifest" "$stage.manifest" | while read -r f; do
 		rm -f "$work/$f"
 		[ -e "$pristine/$f" ] && cp "$pristine/$f" "$work/$f"
 	done
 fi
-mv "$cache/manifest.new" "$work/.brute-manifest"
+mv "$stage.manifest" "$work/.brute-manifest"
 log "$changed managed file(s) updated"
 
 if [ "${1:-}" = "--tree" ]; then
@@ -95,7 +114,16 @@ fi
 
 # 5. Configure: tinyconfig + fragments, then check nothing asked for was dropped.
 cd "$work"
-fragments=("$top"/kernel/configs/*.config)
+case "$flavour" in
+test) fragments=("$top"/kernel/configs/*.config) ;;
+prod)
+	fragments=()
+	for f in "$top"/kernel/configs/*.config; do
+		[ "$(basename "$f")" = debug.config ] || fragments+=("$f")
+	done
+	fragments+=("$top/kernel/configs/flavours/prod.config") ;;
+*) fragments=("$top"/kernel/configs/*.config "$top/kernel/configs/flavours/$flavour.config") ;;
+esac
 make -s tinyconfig >/dev/null
 scripts/kconfig/merge_config.sh -m -O . .config "${fragments[@]}" >/dev/null
 make -s olddefconfig >/dev/null
@@ -118,11 +146,12 @@ if [ "${#dropped[@]}" -gt 0 ]; then
 fi
 
 # 6. Build.
-log "building bzImage (-j$jobs)"
+log "building the $flavour bzImage (-j$jobs)"
 start=$(date +%s)
-if ! make -s -j"$jobs" bzImage >"$cache/build.log" 2>&1; then
-	grep -E 'error|Error' "$cache/build.log" | head -40 >&2
-	die "kernel build failed, full log: $cache/build.log"
+buildlog=$cache/build-$flavour.log
+if ! make -s -j"$jobs" bzImage >"$buildlog" 2>&1; then
+	grep -E 'error|Error' "$buildlog" | head -40 >&2
+	die "kernel build failed, full log: $buildlog"
 fi
 log "built in $(($(date +%s) - start)) s"
 echo "$inputs_key" >.brute-key
