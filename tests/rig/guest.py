@@ -17,7 +17,8 @@ Trace:), and on a KUnit suite reported 'not ok' on the console.
 
 Environment: KERNEL (bzImage to boot, else scripts/kernel.sh builds it), BRUTE_CMDLINE (extra
 kernel arguments), BRUTE_TESTS (like --tests), BRUTE_RIG_INJECT (like --inject),
-BRUTE_FAST_TIMEOUT / BRUTE_SYSTEM_TIMEOUT (wall-clock bounds), BRUTE_CACHE.
+BRUTE_FAST_TIMEOUT / BRUTE_SYSTEM_TIMEOUT (wall-clock bounds), BRUTE_SMP (vCPUs, 2),
+BRUTE_MEMORY (guest memory), BRUTE_CACHE.
 """
 import argparse
 import os
@@ -97,6 +98,11 @@ def cmdline(kind, tests, extra, inject, shell):
                      "systemd.mask=serial-getty@ttyS1.service",
                      "systemd.wants=brute-tests.service"]
 
+    if kind == "fast":
+        # Audit on from boot, as on a host (README): when auditd falls behind and the kernel
+        # drops its connection, records wait in the kernel for its return (or are counted
+        # lost); with audit=0 at boot the kernel drops them silently (seen in the storm).
+        args.append("audit=1")
     if shell and kind == "fast":
         args.append("rig.shell=1")
     # Per-script bound: the audit, daemon and demo scripts take 20-50 s on an idle host and
@@ -117,7 +123,8 @@ def cmdline(kind, tests, extra, inject, shell):
 def qemu_command(kind, kernel, append, run_dir, shell, timeout):
     cmd = ["timeout", "--foreground", "-k", "5", str(timeout),
            "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
-           "-smp", os.environ.get("BRUTE_SMP", "2"), "-m", MEMORY[kind], "-nodefaults", "-display", "none", "-no-reboot",
+           "-smp", os.environ.get("BRUTE_SMP", "2"),
+           "-m", os.environ.get("BRUTE_MEMORY", MEMORY[kind]), "-nodefaults", "-display", "none", "-no-reboot",
            "-kernel", str(kernel), "-append", append]
     if shell:
         cmd += ["-serial", "mon:stdio"]
