@@ -127,17 +127,26 @@ esac
 make -s tinyconfig >/dev/null
 scripts/kconfig/merge_config.sh -m -O . .config "${fragments[@]}" >/dev/null
 make -s olddefconfig >/dev/null
-dropped=()
+# What each symbol was asked to be: a later fragment overrides an earlier one.
+declare -A want=() from=()
 for frag in "${fragments[@]}"; do
 	while IFS= read -r line; do
 		case "$line" in
-		CONFIG_*=*) grep -qxF -- "$line" .config || dropped+=("$line (in $(basename "$frag"))") ;;
-		"# CONFIG_"*" is not set")
-			sym=${line#\# }
-			sym=${sym%% *}
-			if grep -q "^$sym=" .config; then dropped+=("$line (in $(basename "$frag"))"); fi ;;
+		CONFIG_*=*) sym=${line%%=*} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *} ;;
+		*) continue ;;
 		esac
+		want[$sym]=$line
+		from[$sym]=$(basename "$frag")
 	done <"$frag"
+done
+dropped=()
+for sym in "${!want[@]}"; do
+	line=${want[$sym]}
+	case "$line" in
+	CONFIG_*=*) grep -qxF -- "$line" .config || dropped+=("$line (in ${from[$sym]})") ;;
+	*) if grep -q "^$sym=" .config; then dropped+=("$line (in ${from[$sym]})"); fi ;;
+	esac
 done
 if [ "${#dropped[@]}" -gt 0 ]; then
 	printf 'kernel: error: options requested but not set after olddefconfig:\n' >&2
