@@ -77,6 +77,22 @@ long brute_hierarchy_count(void)
 }
 
 /**
+ * brute_hierarchy_discard() - Free a hierarchy nobody used
+ * @hierarchy: A hierarchy from brute_hierarchy_alloc() that was never
+ *             published to a task, or NULL.
+ *
+ * Nobody else can hold a pointer to it: no grace period is needed, and no
+ * record is emitted (none was).  May be called from softirq context.
+ */
+void brute_hierarchy_discard(struct brute_hierarchy *hierarchy)
+{
+	if (!hierarchy)
+		return;
+	kmem_cache_free(brute_hierarchy_cache, hierarchy);
+	this_cpu_dec(brute_hierarchies);
+}
+
+/**
  * brute_hierarchy_put() - Drop a reference to a hierarchy
  * @hierarchy: The hierarchy, or NULL.
  *
@@ -162,3 +178,61 @@ int __init brute_hierarchy_init(void)
 	brute_task(current)->hierarchy = root;
 	return 0;
 }
+
+#ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
+
+#include <kunit/test.h>
+
+/*
+ * A process execs a program that forks a child, which execs another: the
+ * child's hierarchy pins its exec parent only while it has tasks, and every
+ * hierarchy, spares included, is freed once.
+ */
+static void test_hierarchy_lifetime(struct kunit *const test)
+{
+	struct brute_hierarchy *parent, *child, *spare;
+	const long before = brute_hierarchy_count();
+
+	parent = brute_hierarchy_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parent);
+	child = brute_hierarchy_alloc(GFP_KERNEL);
+	if (!child)
+		brute_hierarchy_discard(parent);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	spare = brute_hierarchy_alloc(GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_NE(test, parent->id, child->id);
+	brute_hierarchy_discard(spare);
+
+	/* The fork, then the child's execve() into the new hierarchy. */
+	brute_hierarchy_join(parent);
+	KUNIT_EXPECT_EQ(test, refcount_read(&parent->tasks), 2);
+	brute_hierarchy_get(parent);
+	child->exec_parent = parent;
+	brute_hierarchy_leave(parent);
+	KUNIT_EXPECT_EQ(test, refcount_read(&parent->tasks), 1);
+	KUNIT_EXPECT_EQ(test, refcount_read(&parent->usage), 2);
+
+	/* The parent exits: its child's hierarchy still holds it. */
+	brute_hierarchy_leave(parent);
+	KUNIT_EXPECT_EQ(test, refcount_read(&parent->usage), 1);
+
+	/* The child exits: both go, after a grace period. */
+	brute_hierarchy_leave(child);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, brute_hierarchy_count(), before);
+}
+
+static struct kunit_case test_hierarchy_cases[] = {
+	KUNIT_CASE(test_hierarchy_lifetime),
+	{}
+};
+
+static struct kunit_suite test_hierarchy_suite = {
+	.name = "brute_hierarchy",
+	.test_cases = test_hierarchy_cases,
+};
+
+kunit_test_suite(test_hierarchy_suite);
+
+#endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */

@@ -116,9 +116,13 @@ struct brute_hierarchy {
  * @hierarchy: The task's fork hierarchy.  Only the task itself changes it,
  *             on execve(); other tasks only compare it with a hierarchy
  *             they hold a reference to.
+ * @spare: The hierarchy of the image the task is executing, allocated
+ *         before execve()'s point of no return (where failing is still
+ *         allowed) and used after it; only the task itself touches it.
  */
 struct brute_task_security {
 	struct brute_hierarchy *hierarchy;
+	struct brute_hierarchy *spare;
 };
 
 static inline struct brute_task_security *
@@ -129,6 +133,7 @@ brute_task(const struct task_struct *const task)
 
 struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp);
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy);
+void brute_hierarchy_discard(struct brute_hierarchy *hierarchy);
 void brute_hierarchy_leave(struct brute_hierarchy *hierarchy);
 long brute_hierarchy_count(void);
 void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,

@@ -42,6 +42,13 @@ static DECLARE_DELAYED_WORK(brute_targets_gc_dwork, brute_targets_gc_work);
 /* The table of the running system. */
 struct brute_targets brute_targets;
 
+/*
+ * Entries have their own cache: charged to the memory cgroup of the crashing
+ * task, and a target of its own for fault injection (failslab's cache
+ * filter).  kfree() and kfree_rcu() free its objects.
+ */
+static struct kmem_cache *brute_target_cache __ro_after_init;
+
 static u32 brute_target_hash(const struct brute_target_key *key)
 {
 	return hash_64(key->ino ^ ((u64)key->dev << 32) ^
@@ -191,7 +198,8 @@ void brute_targets_charge(struct brute_targets *targets,
 	LIST_HEAD(evicted);
 
 	memset(charge, 0, sizeof(*charge));
-	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	new = kmem_cache_zalloc(brute_target_cache,
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 
 	spin_lock(&targets->lock);
 	entry = brute_target_lookup(targets, key);
@@ -418,6 +426,7 @@ static void brute_targets_gc_work(struct work_struct *work)
  */
 void __init brute_targets_setup(void)
 {
+	brute_target_cache = KMEM_CACHE(brute_target, SLAB_PANIC | SLAB_ACCOUNT);
 	brute_targets_init(&brute_targets, &brute_targets_gc_dwork);
 }
 

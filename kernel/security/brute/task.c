@@ -39,6 +39,7 @@ static int hook_task_alloc(struct task_struct *const task,
 	if (hierarchy)
 		brute_hierarchy_join(hierarchy);
 	brute_task(task)->hierarchy = hierarchy;
+	brute_task(task)->spare = NULL;
 	return 0;
 }
 
@@ -49,6 +50,8 @@ static void hook_task_free(struct task_struct *const task)
 
 	brute_hierarchy_leave(ts->hierarchy);
 	ts->hierarchy = NULL;
+	brute_hierarchy_discard(ts->spare);
+	ts->spare = NULL;
 }
 
 /*
@@ -74,15 +77,30 @@ static u32 brute_exec_boundaries(const struct cred *const old,
 }
 
 /*
+ * The hierarchy the new image may need is allocated here, where execve()
+ * can still fail: without memory for it, the execve() fails with -ENOMEM
+ * (charged to the caller's memory cgroup, like the rest of the new image)
+ * and the task keeps its image and its hierarchy.  A spare left by an
+ * execve() that failed later is used by the next one.
+ */
+static int hook_bprm_creds_for_exec(struct linux_binprm *const bprm)
+{
+	struct brute_task_security *const ts = brute_task(current);
+
+	if (!ts->hierarchy || ts->spare)
+		return 0;
+	ts->spare = brute_hierarchy_alloc(GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return ts->spare ? 0 : -ENOMEM;
+}
+
+/*
  * An execve() gives the task a new memory image.  If it shared its
- * hierarchy (it was forked since the last execve()), it leaves it for a new
- * one, whose exec parent is the old one.  If it was alone, its hierarchy
- * starts afresh.  Either way the boundaries start from what the new image
- * crosses itself: network input reached the old image, not this one.
- *
- * This runs after the point of no return, where sleeping is allowed but
- * failing is not: if the allocation fails, the task stays in its current
- * hierarchy, whose statistics keep counting; it is never left without one.
+ * hierarchy (it was forked since the last execve(), or has threads), it
+ * leaves it for the spare, whose exec parent is the old one.  If it was
+ * alone, its hierarchy starts afresh and the spare is freed.  Either way the
+ * boundaries start from what the new image crosses itself: network input
+ * reached the old image, not this one.  This runs after the point of no
+ * return, where failing is not allowed: nothing here can.
  */
 static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 {
@@ -96,6 +114,10 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 	if (!old_hierarchy)
 		return;
 
+	/* bprm_creds_for_exec allocated it, or the execve() failed there. */
+	if (WARN_ON_ONCE(!ts->spare))
+		return;
+
 	if (refcount_read(&old_hierarchy->tasks) == 1) {
 		hierarchy = old_hierarchy;
 		spin_lock(&hierarchy->lock);
@@ -105,22 +127,17 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		hierarchy->detected = false;
 		clear_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags);
 		spin_unlock(&hierarchy->lock);
+		brute_hierarchy_discard(ts->spare);
 	} else {
-		hierarchy = brute_hierarchy_alloc(GFP_KERNEL_ACCOUNT |
-						  __GFP_NOWARN);
-		if (!hierarchy) {
-			pr_warn_ratelimited("no memory for a new hierarchy, %d (%s) stays in %llu\n",
-					    task_tgid_nr(current), current->comm,
-					    old_hierarchy->id);
-			hierarchy = old_hierarchy;
-		} else {
-			brute_hierarchy_get(old_hierarchy);
-			hierarchy->exec_parent = old_hierarchy;
-			brute_ids_save(&hierarchy->ids, new);
-			WRITE_ONCE(ts->hierarchy, hierarchy);
-			brute_hierarchy_leave(old_hierarchy);
-		}
+		hierarchy = ts->spare;
+		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
+		brute_hierarchy_get(old_hierarchy);
+		hierarchy->exec_parent = old_hierarchy;
+		brute_ids_save(&hierarchy->ids, new);
+		WRITE_ONCE(ts->hierarchy, hierarchy);
+		brute_hierarchy_leave(old_hierarchy);
 	}
+	ts->spare = NULL;
 
 	/*
 	 * An init starts services and jobs for every user: its processes are
@@ -373,6 +390,7 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 static struct security_hook_list brute_task_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(task_alloc, hook_task_alloc),
 	LSM_HOOK_INIT(task_free, hook_task_free),
+	LSM_HOOK_INIT(bprm_creds_for_exec, hook_bprm_creds_for_exec),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
 	LSM_HOOK_INIT(bprm_committing_creds, hook_bprm_committing_creds),
 	LSM_HOOK_INIT(task_fix_setuid, hook_task_fix_setuid),
