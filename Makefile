@@ -1,6 +1,8 @@
 # Brute: top-level entry points. See README.md.
 #
 #   make check                  every test layer; last line "check: N passed, N failed"
+#   make check-debug            the fast guest on the KASAN+kmemleak+UBSAN and KCSAN kernels,
+#                               with a long stress storm and fault injection (not in check)
 #   make KERNEL=/path/bzImage check   boot a given kernel instead of building one
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
 #   make demo                   a fork brute-force attack on a network service, Brute off vs on
@@ -28,7 +30,7 @@ CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	shell-fast shell-system bench install uninstall dist deb kernel-deb clean
+	check-debug shell-fast shell-system bench install uninstall dist deb kernel-deb clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -52,6 +54,11 @@ rootfs: deps
 
 check: deps
 	@$(PYTHON) tests/rig/check.py
+
+# The sanitizer kernels (scripts/kernel.sh --flavour kasan|kcsan, built and cached like the
+# test kernel): selftests, a 180 s storm, fault injection, kmemleak (tests/debug/).
+check-debug: deps
+	@$(PYTHON) tests/debug/check-debug.py $(FLAVOURS)
 
 # One guest alone (BRUTE_TESTS=NAME[,NAME] to run some of its scripts).
 check-fast: deps

@@ -1,0 +1,138 @@
+#!/bin/sh
+# Fault injection aimed at Brute's allocations (issue 10): failslab on Brute's own caches
+# (brute_hierarchy, brute_target; the debug kernels boot with slab_nomerge so that they stay
+# apart) and on audit buffers, fail_page_alloc under a task filter.  No task is left without
+# statistics, nothing leaks, detection goes on, and the audit trail says what was skipped.
+# Needs CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC: the kernels of make check-debug.
+. "$RIG/tap.sh"
+
+st=/selftests
+CRASH=1712
+[ -d /proc/sys/kernel/brute ] || { not_ok "brute is enabled" "no /proc/sys/kernel/brute"; exit 0; }
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+F=/sys/kernel/debug/failslab P=/sys/kernel/debug/fail_page_alloc
+if [ ! -d $F ] || [ ! -d $P ]; then
+	skip "fault injection" "no failslab/fail_page_alloc in this kernel (make check-debug runs this)"
+	exit 0
+fi
+for p in crasher attacker; do
+	cp $st/$p $st/${p}_suid && chmod 4755 $st/${p}_suid
+done
+echo 0 >/proc/sys/debug/exception-trace 2>/dev/null
+echo flush >/sys/kernel/security/brute/lift
+
+recs() { ausearch --raw -m "$1" 2>/dev/null | grep -E "^type=(UNKNOWN\[$1\]|BRUTE_CRASH) "; }
+lost() { auditctl -s | sed -n 's/^lost //p'; }
+hierarchies() { sed -n 's/.*hierarchies=\([0-9]*\).*/\1/p' /sys/kernel/security/brute/stats; }
+# Fail every allocation of the given caches, for the tasks that ask for it only.
+failslab_on() {
+	for c in brute_hierarchy brute_target audit_buffer; do
+		echo 0 >/sys/kernel/slab/$c/failslab 2>/dev/null
+	done
+	for c in "$@"; do
+		echo 1 >/sys/kernel/slab/$c/failslab || return 1
+	done
+	echo Y >$F/cache-filter && echo Y >$F/task-filter && echo 100 >$F/probability &&
+		echo 0 >$F/interval && echo -1 >$F/times && echo N >$F/ignore-gfp-wait &&
+		echo 0 >$F/verbose
+}
+failslab_off() {
+	echo 0 >$F/probability
+	for c in brute_hierarchy brute_target audit_buffer; do
+		echo 0 >/sys/kernel/slab/$c/failslab 2>/dev/null
+	done
+}
+# Run a command whose allocations may fail (make-it-fail is inherited by its children).
+failing() { sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' sh "$@"; }
+# Start an attacker that pauses after 2 attempts; make it (and its later children) fail.
+attack_failing() {
+	$st/attacker -u 1000 -P 2 fork 12 >/tmp/faults.out 2>&1 &
+	_pid=$!
+	wait_for 20 grep -q paused /tmp/faults.out
+	echo 1 >/proc/$_pid/make-it-fail
+	kill -USR1 $_pid
+	wait $_pid
+}
+
+base=$(hierarchies)
+
+# 1. No memory for the hierarchy of a new image: execve() fails with ENOMEM, before its
+#    point of no return; the task keeps its image and its hierarchy.
+if ! failslab_on brute_hierarchy; then
+	not_ok "failslab set up on brute_hierarchy" "$(ls /sys/kernel/slab | grep brute)"
+else
+	out=$(failing sh -c "exec $st/crasher true" 2>&1)
+	rc=$?
+	failslab_off
+	case "$out" in
+	*"memory"*) ok "execve() without memory for a hierarchy fails with ENOMEM (exit $rc)" ;;
+	*) not_ok "execve() without memory for a hierarchy fails with ENOMEM" "exit $rc: $out" ;;
+	esac
+	check "after the failures, execve() works again" $st/crasher true
+	# The process that failed to execute still counts its crashes: a fork attack in it.
+	failslab_on brute_hierarchy
+	attack_failing
+	rc=$?
+	failslab_off
+	if [ $rc = 137 ]; then
+		ok "a fork attack of a task whose allocations fail is killed"
+	else
+		not_ok "a fork attack of a task whose allocations fail is killed" "exit $rc" \
+			"$(cat /tmp/faults.out)"
+	fi
+fi
+
+# 2. No memory for a (user, target) entry: the crash is not charged, a CRASH record says so
+#    (charged=no), and the fork attack is still detected and killed.
+before=$(recs $CRASH | grep -c ' charged=no')
+failslab_on brute_target
+attack_failing
+rc=$?
+failslab_off
+after=$(recs $CRASH | grep -c ' charged=no')
+if [ $rc = 137 ] && [ "$after" -gt "$before" ]; then
+	ok "without memory for the table: attack killed, CRASH charged=no recorded"
+else
+	not_ok "without memory for the table: attack killed, CRASH charged=no recorded" \
+		"exit $rc, charged=no records $before -> $after"
+fi
+
+# 3. No memory for audit buffers: the records are lost, and counted as lost by audit; the
+#    attack is still killed.
+lost_before=$(lost)
+failslab_on audit_buffer
+attack_failing
+rc=$?
+failslab_off
+lost_after=$(lost)
+if [ $rc = 137 ] && [ "$lost_after" -gt "$lost_before" ]; then
+	ok "without audit buffers: attack killed, $((lost_after - lost_before)) records counted lost"
+else
+	not_ok "without audit buffers: attack killed, records counted lost" \
+		"exit $rc, lost $lost_before -> $lost_after"
+fi
+
+# 4. Page allocations failing at random (10%) in attacks and exec attacks: no splat (the
+#    rig checks the console), every process ends, nothing leaks.
+echo Y >$P/task-filter && echo 10 >$P/probability && echo 0 >$P/interval &&
+	echo -1 >$P/times && echo N >$P/ignore-gfp-wait && echo N >$P/ignore-gfp-highmem &&
+	echo 0 >$P/min-order && echo 0 >$P/verbose
+i=0
+while [ $i -lt 6 ]; do
+	failing $st/attacker -u 1000 fork 12 >/dev/null 2>&1
+	failing $st/attacker -c 2500 exec 6 $st/crasher_suid segv >/dev/null 2>&1
+	i=$((i + 1))
+done
+echo 0 >$P/probability
+ok "attacks with 10% of page allocations failing ran to their end"
+
+# Every hierarchy of the runs above freed (after a grace period).
+echo flush >/sys/kernel/security/brute/lift
+wait_for 10 sh -c "[ \$(sed -n 's/.*hierarchies=\([0-9]*\).*/\1/p' /sys/kernel/security/brute/stats) -le $base ]"
+now=$(hierarchies)
+if [ "$now" -le "$base" ]; then
+	ok "live hierarchies back to baseline ($base before, $now after)"
+else
+	not_ok "live hierarchies back to baseline" "$base before, $now after"
+fi
+exit 0
