@@ -2,7 +2,13 @@
 /*
  * forkbench: time fork+exit and fork+exec+exit loops.
  *
- * Usage: forkbench fork|exec N WORKERS [PROGRAM]
+ * Usage: forkbench fork|exec|suid|crash N WORKERS [PROGRAM]
+ *   fork   fork+exit
+ *   exec   fork+exec(PROGRAM)+exit
+ *   suid   the workers become user 1000 first; fork+exec(PROGRAM, a
+ *          set-user-ID root program)+exit: a privilege boundary every time
+ *   crash  fork, the child dies of SIGSEGV (no boundary: what every crash
+ *          of the system costs)
  * WORKERS processes (forked from this one, so in one Brute hierarchy), each
  * pinned to its own CPU with its children, run N iterations at the same
  * time; prints the mean time of one iteration in nanoseconds of guest time.
@@ -24,6 +30,13 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void fault(void)
+{
+	volatile int *p = (int *)strtoul("8", NULL, 0);
+
+	*p = 0;
+}
+
 static void loop(int exec, long n, char *prog)
 {
 	char *argv[] = { prog, NULL };
@@ -36,6 +49,8 @@ static void loop(int exec, long n, char *prog)
 			exit(1);
 		}
 		if (!pid) {
+			if (exec < 0)
+				fault();
 			if (exec) {
 				execv(prog, argv);
 				_exit(127);
@@ -55,10 +70,12 @@ int main(int argc, char **argv)
 
 	if (argc < 4)
 		return 2;
-	exec = !strcmp(argv[1], "exec");
+	exec = !strcmp(argv[1], "exec") || !strcmp(argv[1], "suid");
+	if (!strcmp(argv[1], "crash"))
+		exec = -1;
 	n = atol(argv[2]);
 	workers = atoi(argv[3]);
-	if (exec && argc < 5)
+	if (exec > 0 && argc < 5)
 		return 2;
 	if (pipe(fds))
 		return 1;
@@ -70,6 +87,9 @@ int main(int argc, char **argv)
 			CPU_ZERO(&cpus);
 			CPU_SET(w, &cpus);
 			if (sched_setaffinity(0, sizeof(cpus), &cpus))
+				_exit(1);
+			if (!strcmp(argv[1], "suid") &&
+			    (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000)))
 				_exit(1);
 			start = now_ns();
 
