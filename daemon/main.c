@@ -24,6 +24,7 @@
 #include "output.h"
 #include "parser.h"
 #include "spool.h"
+#include "unit.h"
 #include "util.h"
 
 #ifndef VERSION
@@ -560,6 +561,9 @@ static int run(int argc, char **argv)
 		log_error("out of memory");
 		goto out;
 	}
+	/* live: the pids of the records are the attacked processes (OBJECT_SYSTEMD_UNIT) */
+	if (d.args.mode != MODE_REPLAY)
+		correlate_set_unit_lookup(d.corr, unit_of_pid);
 	r = setup_siem(&d);
 	if (r < 0)
 		goto out;

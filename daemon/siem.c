@@ -128,7 +128,7 @@ int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, stru
 	for (size_t i = 0; i < e->n_fields; i++) {
 		lower_name(name, e->fields[i].name, sizeof(name));
 		sb_printf(out, " %s=\"", name);
-		siem_escape_sd_value(out, e->fields[i].value);
+		siem_escape_sd_value(out, entry_field_text(&e->fields[i]));
 		sb_putc(out, '"');
 	}
 	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
@@ -168,7 +168,7 @@ static void json_key(struct strbuf *out, const char *key)
 static void json_value(struct strbuf *out, const struct entry_field *fl)
 {
 	if (fl->numeric) {
-		sb_puts(out, fl->value);
+		sb_puts(out, entry_field_unset(fl) ? "null" : fl->value);
 		return;
 	}
 	sb_putc(out, '"');
