@@ -80,15 +80,20 @@ enum health_audit health_query_audit(int *err)
 {
 	struct audit_reply rep;
 	enum health_audit r = AUDIT_UNKNOWN;
-	int fd = audit_open(), n;
+	int fd, n;
 
 	*err = 0;
+	/* libaudit would log its own "Error sending status request" to syslog at every poll */
+	set_aumessage_mode(MSG_QUIET, DBG_NO);
+	fd = audit_open();
 	if (fd < 0) {
 		*err = errno;
 		return AUDIT_UNKNOWN;
 	}
-	if (audit_request_status(fd) <= 0) {
-		*err = errno;
+	n = audit_request_status(fd);
+	if (n <= 0) {
+		/* libaudit returns the kernel's refusal (its ACK) as -errno */
+		*err = n < 0 ? -n : (errno ? errno : EIO);
 		goto out;
 	}
 	/* the reply, or the NLMSG_ERROR of a refusal (EPERM without CAP_AUDIT_CONTROL) */
