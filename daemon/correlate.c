@@ -324,6 +324,7 @@ static void add_id(struct entry *e, const char *name, uint64_t id)
 static void add_subject(struct entry *e, const struct brute_subject *s)
 {
 	entry_add_u64(e, "PID", s->pid);
+	entry_add_u64(e, "PPID", s->ppid);
 	entry_add_u64(e, "UID", s->uid);
 	entry_add_u64(e, "EUID", s->euid);
 	entry_add_audit_id(e, "AUID", s->auid);

@@ -244,7 +244,8 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
 	       a->facility == b->facility && a->max_message == b->max_message &&
-	       a->timeout_ms == b->timeout_ms;
+	       a->timeout_ms == b->timeout_ms && !strcmp(a->siem.sd_id, b->siem.sd_id) &&
+	       a->siem.json_format == b->siem.json_format;
 }
 
 static int setup_siem(struct daemon *d)
@@ -294,6 +295,7 @@ static void apply_outputs(struct daemon *d)
 	d->out.fmt.app_name = "brute-reportd";
 	d->out.fmt.pid = (int)getpid();
 	d->out.fmt.facility = d->cfg.fwd.facility;
+	d->out.fmt.opts = &d->cfg.fwd.siem;
 }
 
 static void reload(struct daemon *d)
