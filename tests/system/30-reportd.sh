@@ -160,7 +160,7 @@ mainpid=$(echo "$props" | sed -n 's/^MainPID=//p')
 status=$(echo "$props" | sed -n 's/^StatusText=//p')
 type=$(echo "$props" | sed -n 's/^Type=//p')
 # STATUS= is the daemon's view of the kernel, then its counters (issue 12)
-if [ "$type" = notify ] && echo "$status" | grep -Eq '^brute active, audit (enabled|unknown), mode [12]; records [0-9]+, incidents [0-9]+ \([0-9]+ open\), attacks [0-9]+, alerts queued [0-9]+, dropped [0-9]+, spooled [0-9]+, lost [0-9]+$'; then
+if [ "$type" = notify ] && echo "$status" | grep -Eq '^brute active, audit (enabled|unknown), mode [12](, receive buffer capped)?; records [0-9]+, incidents [0-9]+ \([0-9]+ open\), attacks [0-9]+, alerts queued [0-9]+, dropped [0-9]+, spooled [0-9]+, lost [0-9]+$'; then
 	ok "brute-reportd reached READY (Type=$type, STATUS=$status, pid $mainpid)"
 else
 	bad "brute-reportd reached READY (Type=$type, STATUS=$status)" "$(unit_diag)"
