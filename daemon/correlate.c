@@ -333,7 +333,12 @@ static void add_subject(struct entry *e, const struct brute_subject *s)
 	entry_add(e, "EXE", s->exe);
 }
 
-#define UNIT_TRIES 2	/* lookups per hierarchy (a miss costs a cgroup tree walk) */
+/*
+ * Lookups per hierarchy (a miss costs a cgroup tree walk).  Only crashes and
+ * attacks ask, not boundaries: every process that reads from the network
+ * crosses one, crashes are rare.
+ */
+#define UNIT_TRIES 2
 
 /* The hierarchy's unit, from a live task of it: the subject, else its parent. */
 static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s)
@@ -822,7 +827,6 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	h->boundaries |= r->boundary;
 	h->reported |= r->boundary;
 	set_subject(c, h, &subj);
-	find_unit(c, h, &r->subj);
 	if (!first || !c->cfg.boundary_entries)
 		return;
 

@@ -70,9 +70,9 @@ struct correlate *correlate_new(const struct correlate_config *cfg,
 void correlate_free(struct correlate *c);
 /*
  * How to find the systemd unit of a live pid (unit_of_pid): entries about a
- * hierarchy then carry UNIT, looked up at its first boundary, crash or
- * attack record (the subject's pid, else its parent's unless that is init)
- * and kept.  Without one (replay: the pids are gone) there is no UNIT.
+ * hierarchy then carry UNIT, looked up at its first crash or attack
+ * record (the subject's pid, else its parent's unless that is init) and
+ * kept; its boundary entries, written before, have none.  Without one (replay: the pids are gone) there is no UNIT.
  */
 typedef int (*correlate_unit_fn)(int pid, char *buf, size_t len);
 void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn);

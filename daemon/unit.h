@@ -7,8 +7,9 @@
  * ProtectProc=invisible hides for processes of other users; then the
  * cgroup v2 tree under /sys/fs/cgroup is searched for the pid (every
  * cgroup.procs is world-readable).  A process that already exited has no
- * unit to find: the correlator asks while the hierarchy is alive (its
- * first boundary, crash or attack record) and keeps the answer.
+ * unit to find: the correlator asks at the hierarchy's first crash or
+ * attack record (the crashing task, else its parent, which a fork attack
+ * kills only afterwards) and keeps the answer.
  */
 #ifndef BRUTE_UNIT_H
 #define BRUTE_UNIT_H

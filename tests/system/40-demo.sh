@@ -94,6 +94,15 @@ else
 	not_ok "journalctl -u $DEMO_UNIT shows brute-reportd's attack entry (OBJECT_SYSTEMD_UNIT)" \
 		"$(journalctl -u brute-reportd -o export --no-pager MESSAGE_ID=72daa15b2f794fafa7bedff6fcaee907 | grep -E '^(OBJECT_|BRUTE_(UNIT|PID|EXE)=)' | tail -n 8)"
 fi
+# a service never went through a login: its audit IDs read "unset", not 4294967295
+ae=$(journalctl -u $DEMO_UNIT -o json --no-pager SYSLOG_IDENTIFIER=brute-reportd \
+	MESSAGE_ID=72daa15b2f794fafa7bedff6fcaee907 2>/dev/null | head -n 1)
+if echo "$ae" | grep -q '"BRUTE_AUID":"unset"' && echo "$ae" | grep -q '"BRUTE_SES":"unset"' &&
+	! echo "$ae" | grep -q 4294967295 && echo "$ae" | grep -q 'auid unset'; then
+	ok "the service's unset login uid and session read \"unset\" in the attack entry"
+else
+	not_ok "the service's unset login uid and session read \"unset\" in the attack entry" "$ae"
+fi
 if wait_for 10 grep -q 'brute force attack detected' "$SIEM_LOG"; then
 	ok "the SIEM (rsyslog on 127.0.0.1:6514) received the attack alert"
 else
