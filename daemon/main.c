@@ -85,6 +85,7 @@ struct daemon {
 	struct status_counters published;
 	uint64_t started_usec;
 	bool status_file_failed;
+	uint64_t rcvbuf_asked;	/* netlink_rcvbuf when the socket was opened (a reload does not resize it) */
 };
 
 static void help(void)
@@ -393,6 +394,7 @@ static int open_input(struct daemon *d)
 {
 	switch (d->args.mode) {
 	case MODE_NETLINK:
+		d->rcvbuf_asked = d->cfg.netlink_rcvbuf;
 		return input_open_netlink(d->parser, d->cfg.netlink_rcvbuf, &d->input);
 	case MODE_PLUGIN:
 		return input_open_fd(d->parser, STDIN_FILENO, &d->input);
@@ -445,7 +447,7 @@ static void probe_health(struct daemon *d, bool first)
 
 	audit = health_query_audit(&err);
 	health_probe("", audit, err, d->input ? input_rcvbuf(d->input) : 0,
-		     d->args.mode == MODE_NETLINK ? d->cfg.netlink_rcvbuf : 0, &d->health);
+		     d->rcvbuf_asked, &d->health);
 	health_log_changes(first ? NULL : &old, &d->health);
 	if (first || memcmp(&old, &d->health, sizeof(old)) != 0)
 		d->status_due = true;

@@ -171,6 +171,8 @@ int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, stru
 		siem_escape_sd_value(out, entry_field_text(&e->fields[i]));
 		sb_putc(out, '"');
 	}
+	if (f->opts && f->opts->boot_id[0])
+		sb_printf(out, " boot_id=\"%s\"", f->opts->boot_id);
 	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
 	/* MSG: valid UTF-8 after the BOM, and one inert line (names are the attacker's) */
 	if (e->message)
@@ -188,7 +190,7 @@ static const char *severity_name(int prio)
 /* the object's own keys: a field of the same name is written "brute_NAME" */
 static const char *const json_header_keys[] = {
 	"timestamp", "host", "app", "app_pid", "kind", "message_id", "priority",
-	"severity", "message", "schema_version",
+	"severity", "message", "schema_version", "boot_id",
 };
 
 static void json_key(struct strbuf *out, const char *key)
@@ -232,6 +234,9 @@ static int format_native(const struct entry *e, const struct siem_format *f, str
 		  e->priority & 7, severity_name(e->priority));
 	siem_escape_json(out, e->message ? e->message : "");
 	sb_putc(out, '"');
+	/* hierarchy IDs restart at each boot: with the boot ID they name one hierarchy */
+	if (f->opts && f->opts->boot_id[0])
+		sb_printf(out, ",\"boot_id\":\"%s\"", f->opts->boot_id);
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct entry_field *fl = &e->fields[i];
 		bool seen = false;

@@ -77,7 +77,7 @@ static bool procs_has(int dirfd, pid_t pid)
 	return found;
 }
 
-/* Depth-first; path holds the current cgroup relative to the root. */
+/* Depth-first; path holds the current cgroup relative to the root; dirfd is consumed. */
 static int scan(int dirfd, pid_t pid, char *path, size_t len, unsigned *budget)
 {
 	size_t base = strlen(path);
@@ -85,12 +85,15 @@ static int scan(int dirfd, pid_t pid, char *path, size_t len, unsigned *budget)
 	DIR *d;
 	int r = -ESRCH;
 
-	if (procs_has(dirfd, pid))
+	if (procs_has(dirfd, pid)) {
+		close(dirfd);
 		return 0;
+	}
 	d = fdopendir(dirfd);
 	if (!d) {
+		r = -errno;
 		close(dirfd);
-		return -errno;
+		return r;
 	}
 	while (r == -ESRCH && (de = readdir(d))) {
 		int sub;

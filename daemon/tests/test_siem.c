@@ -361,6 +361,24 @@ START_TEST(test_ecs)
 		}
 		collected_free(&c);
 	}
+	/* native JSON and RFC 5424 carry the boot ID too, when known */
+	{
+		struct siem_options nat = ecs_opts;
+		struct siem_format nf = fmt;
+		struct entry e;
+
+		nat.json_format = SIEM_JSON_NATIVE;
+		nf.opts = &nat;
+		mk_entry(&e);
+		sb_reset(&sb);
+		ck_assert_int_eq(siem_format_json(&e, &nf, &sb), 0);
+		has(sb.buf, ",\"message\":\"attack on \\\"x\\\"\",\"boot_id\":\"fedcba9876543210fedcba9876543210\",\"hierarchy\":");
+		ck_assert_ptr_null(json_check(sb.buf, sb.len));
+		sb_reset(&sb);
+		ck_assert_int_eq(siem_format_rfc5424(&e, &nf, &sb), 0);
+		has(sb.buf, " boot_id=\"fedcba9876543210fedcba9876543210\"] \xef\xbb\xbf");
+		entry_free(&e);
+	}
 	/* the validator itself catches a nested duplicate */
 	ck_assert_ptr_nonnull(json_check("{\"a\":{\"b\":1,\"b\":2}}", 19));
 	ck_assert_ptr_null(json_check("{\"a\":{\"b\":1,\"c\":[null,2]}}", 26));

@@ -56,11 +56,24 @@ static void put(const char *dir, const char *sub, const char *procs)
 	fclose(f);
 }
 
+static int open_fds(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
 /* The search over a cgroup tree, on a tree of real files shaped like cgroupfs. */
 START_TEST(test_scan_tree)
 {
 	const char *d = make_tmpdir();
 	char buf[512];
+	int fds = open_fds();
 
 	put(d, "", "1\n");
 	put(d, "/system.slice", "");
@@ -76,6 +89,7 @@ START_TEST(test_scan_tree)
 	ck_assert_int_eq(unit_cgroup_of_pid(d, 1, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/");
 	ck_assert_int_eq(unit_cgroup_of_pid(d, 999, buf, sizeof(buf)), -ESRCH);
+	ck_assert_int_eq(open_fds(), fds);	/* found or not, every directory closed */
 	rm_rf(d);
 }
 END_TEST
