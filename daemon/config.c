@@ -30,6 +30,7 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.facility = LOG_AUTHPRIV;
 	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
 	cfg->fwd.timeout_ms = 30000;
+	siem_options_defaults(&cfg->fwd.siem);
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
 	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
@@ -288,6 +289,22 @@ static const char *p_siem_max_message(const char *v, struct brute_config *c)
 	return e;
 }
 
+static const char *p_siem_enterprise_id(const char *v, struct brute_config *c)
+{
+	return siem_set_enterprise_id(&c->fwd.siem, v);
+}
+
+static const char *p_json_format(const char *v, struct brute_config *c)
+{
+	if (!strcmp(v, "native"))
+		c->fwd.siem.json_format = SIEM_JSON_NATIVE;
+	else if (!strcmp(v, "ecs"))
+		c->fwd.siem.json_format = SIEM_JSON_ECS;
+	else
+		return "expected native or ecs";
+	return NULL;
+}
+
 static const char *p_spool_dir(const char *v, struct brute_config *c)
 {
 	if (v[0] != '/')
@@ -343,6 +360,8 @@ static const struct kw {
 	{ "siem_retry_max",		p_siem_retry_max },
 	{ "siem_max_message",		p_siem_max_message },
 	{ "siem_timeout",		p_siem_timeout },
+	{ "siem_enterprise_id",		p_siem_enterprise_id },
+	{ "json_format",		p_json_format },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },

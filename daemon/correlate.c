@@ -93,8 +93,10 @@ struct hier {
 	uint32_t pid, uid, auid;
 	char comm[32];
 	char *exe;
+	char *unit;		/* systemd unit of its processes, when found */
+	unsigned unit_tries;
 	struct incident *inc;
-	size_t bytes;		/* accounted: this, its exe, its incident */
+	size_t bytes;		/* accounted: this, its exe, its unit, its incident */
 };
 
 struct list {
@@ -118,6 +120,7 @@ struct correlate {
 	struct target **tbuckets;
 	struct target *thead, *ttail;	/* LRU: least recently charged first */
 	bool kill_summaries;		/* a v2 kill summary record was seen */
+	correlate_unit_fn unit_fn;
 	uint64_t last_record_usec;
 	struct correlate_stats stats;
 };
@@ -321,12 +324,46 @@ static void add_id(struct entry *e, const char *name, uint64_t id)
 static void add_subject(struct entry *e, const struct brute_subject *s)
 {
 	entry_add_u64(e, "PID", s->pid);
+	entry_add_u64(e, "PPID", s->ppid);
 	entry_add_u64(e, "UID", s->uid);
 	entry_add_u64(e, "EUID", s->euid);
-	entry_add_u64(e, "AUID", s->auid);
-	entry_add_u64(e, "SES", s->ses);
+	entry_add_audit_id(e, "AUID", s->auid);
+	entry_add_audit_id(e, "SES", s->ses);
 	entry_add(e, "COMM", s->comm);
 	entry_add(e, "EXE", s->exe);
+}
+
+/*
+ * Lookups per hierarchy (a miss costs a cgroup tree walk).  Only crashes and
+ * attacks ask, not boundaries: every process that reads from the network
+ * crosses one, crashes are rare.
+ */
+#define UNIT_TRIES 2
+
+/* The hierarchy's unit, from a live task of it: the subject, else its parent. */
+static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s)
+{
+	char buf[256];
+	int r;
+
+	if (!h || h->dead || h->unit || !c->unit_fn || !s->present || h->unit_tries >= UNIT_TRIES)
+		return;
+	h->unit_tries++;
+	c->stats.unit_lookups++;
+	r = c->unit_fn((int)s->pid, buf, sizeof(buf));
+	/* a forked task shares its parent's cgroup; init's children do not */
+	if (r < 0 && s->ppid > 1)
+		r = c->unit_fn((int)s->ppid, buf, sizeof(buf));
+	if (r < 0 || !(h->unit = strdup(buf)))
+		return;
+	c->stats.units_found++;
+	charge(c, h, str_bytes(h->unit), 0);
+}
+
+static void add_unit(struct entry *e, const struct hier *h)
+{
+	if (h && h->unit)
+		entry_add(e, "UNIT", h->unit);
 }
 
 static void add_hier_subject(struct entry *e, const struct hier *h)
@@ -335,7 +372,7 @@ static void add_hier_subject(struct entry *e, const struct hier *h)
 		return;
 	entry_add_u64(e, "PID", h->pid);
 	entry_add_u64(e, "UID", h->uid);
-	entry_add_u64(e, "AUID", h->auid);
+	entry_add_audit_id(e, "AUID", h->auid);
 	entry_add(e, "COMM", h->comm);
 	entry_add(e, "EXE", h->exe ? h->exe : "");
 }
@@ -426,6 +463,7 @@ static void emit_kills(struct correlate *c, struct hier *h)
 	if (inc->has_target)
 		add_target(&e, inc->attacker_uid, inc->target_major, inc->target_minor,
 			   inc->target_ino);
+	add_unit(&e, h);
 	entry_add_u64(&e, "KILLED_COUNT", n);
 	if (inc->group_unreported)
 		entry_add_u64(&e, "KILLED_UNREPORTED", inc->group_unreported);
@@ -436,7 +474,10 @@ static void emit_kills(struct correlate *c, struct hier *h)
 		const struct kill_task *k = &inc->kills[i];
 
 		sb_reset(&task);
-		sb_printf(&task, "pid=%u uid=%u auid=%u ses=%u comm=", k->pid, k->uid, k->auid, k->ses);
+		char a[16], s[16];
+
+		sb_printf(&task, "pid=%u uid=%u auid=%s ses=%s comm=", k->pid, k->uid,
+			  audit_id_str(k->auid, a, sizeof(a)), audit_id_str(k->ses, s, sizeof(s)));
 		audit_untrusted_encode(&task, k->comm);
 		sb_puts(&task, " exe=");
 		audit_untrusted_encode(&task, k->exe ? k->exe : "");
@@ -446,7 +487,7 @@ static void emit_kills(struct correlate *c, struct hier *h)
 		const struct kill_task *k = &inc->kills[inc->group_first];
 
 		entry_add_u64(&e, "UID", k->uid);
-		entry_add_u64(&e, "AUID", k->auid);
+		entry_add_audit_id(&e, "AUID", k->auid);
 		entry_add(&e, "COMM", k->comm);
 		entry_add(&e, "EXE", k->exe ? k->exe : "");
 		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu (%s) after %s brute force attack: pids %s%s",
@@ -518,6 +559,7 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	if (h->exec_parent)
 		add_id(&e, "EXEC_PARENT", h->exec_parent);
 	add_hier_subject(&e, h);
+	add_unit(&e, h);
 	if (dealloc) {
 		char id[48];
 
@@ -561,6 +603,7 @@ static void drop_hier(struct correlate *c, struct hier *h)
 		c->stats.incidents--;
 	free_incident(h->inc);
 	free(h->exe);
+	free(h->unit);
 	if (!h->dead)
 		c->stats.hierarchies--;
 	c->stats.memory -= h->bytes;
@@ -575,9 +618,11 @@ static void drop_hier(struct correlate *c, struct hier *h)
 static void bury_hier(struct correlate *c, struct hier *h)
 {
 	kill_list_remove(c, h);
-	charge(c, h, 0, str_bytes(h->exe));
+	charge(c, h, 0, str_bytes(h->exe) + str_bytes(h->unit));
 	free(h->exe);
+	free(h->unit);
 	h->exe = NULL;
+	h->unit = NULL;
 	h->dead = true;
 	relist(c, h);
 	c->stats.hierarchies--;
@@ -792,6 +837,7 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	entry_add_u64(&e, "OLD_UID", r->old_uid);
 	entry_add_u64(&e, "OLD_EUID", r->old_euid);
 	add_subject(&e, &subj);
+	add_unit(&e, h);
 	if (h->exec_parent)
 		add_id(&e, "EXEC_PARENT", h->exec_parent);
 	audit_id(r, id, sizeof(id));
@@ -825,6 +871,7 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 	}
 	if (r->origin == r->hierarchy)
 		set_subject(c, h, &r->subj);
+	find_unit(c, h, &r->subj);
 }
 
 static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r,
@@ -834,7 +881,7 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	struct target *t = NULL;
 	struct hier *origin;
 	struct entry e;
-	char id[48];
+	char id[48], auid[16];
 
 	if (!inc)
 		return;
@@ -879,6 +926,12 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	if (r->has_target)
 		add_record_target(&e, r);
 	add_subject(&e, &r->subj);
+	/* the subject is the crashing task: its own hierarchy's unit first */
+	origin = r->origin != h->id ? hash_find(c, r->origin) : NULL;
+	if (origin && origin->dead)
+		origin = NULL;
+	find_unit(c, origin ? origin : h, &r->subj);
+	add_unit(&e, origin && origin->unit ? origin : h);
 	/*
 	 * EXEC_PARENT: the exec parent of the crashing (origin) hierarchy; a v2
 	 * exec attack names the origin itself when it has none.
@@ -902,17 +955,17 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
 	if (r->has_target)
-		entry_set_message(&e, "Exec brute force attack detected: uid %u crashed %s (dev %u:%u ino %llu) %llu times, EMA %llu ms (threshold %llu ms, %s), driven from hierarchy %llu: pid %u (%s) auid %u; action: %s",
+		entry_set_message(&e, "Exec brute force attack detected: uid %u crashed %s (dev %u:%u ino %llu) %llu times, EMA %llu ms (threshold %llu ms, %s), driven from hierarchy %llu: pid %u (%s) auid %s; action: %s",
 				  r->attacker_uid, r->subj.exe, r->target_major, r->target_minor,
 				  (unsigned long long)r->target_ino, (unsigned long long)r->faults,
 				  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
 				  speed_name(r->speed), (unsigned long long)h->id, r->subj.pid,
-				  r->subj.comm, r->subj.auid, action_name(r->action));
+				  r->subj.comm, audit_id_str(r->subj.auid, auid, sizeof(auid)), action_name(r->action));
 	else
-		entry_set_message(&e, "%s brute force attack detected on hierarchy %llu: pid %u (%s, %s) uid %u auid %u, %llu faults, EMA %llu ms (threshold %llu ms, %s); action: %s",
+		entry_set_message(&e, "%s brute force attack detected on hierarchy %llu: pid %u (%s, %s) uid %u auid %s, %llu faults, EMA %llu ms (threshold %llu ms, %s); action: %s",
 				  r->attack == ATTACK_EXEC ? "Exec" : "Fork",
 				  (unsigned long long)h->id, r->subj.pid, r->subj.comm, r->subj.exe,
-				  r->subj.uid, r->subj.auid, (unsigned long long)r->faults,
+				  r->subj.uid, audit_id_str(r->subj.auid, auid, sizeof(auid)), (unsigned long long)r->faults,
 				  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
 				  speed_name(r->speed), action_name(r->action));
 	emit(c, &e);
@@ -972,6 +1025,7 @@ static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t n
 	}
 	if (r->subj.present)
 		add_subject(&e, &r->subj);
+	add_unit(&e, h && !h->dead ? h : NULL);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
 	entry_set_message(&e, "Banned uid %u from executing %s (%s, dev %u:%u ino %llu) for %llu s after an exec brute force attack from hierarchy %llu",
@@ -988,7 +1042,7 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 	bool lifted = strcmp(r->reason, "lifted") == 0;
 	uint64_t usec = record_usec(r);
 	struct entry e;
-	char id[48];
+	char id[48], auid[16];
 
 	c->stats.unbans++;
 	entry_init(&e, ENTRY_UNBAN, LOG_NOTICE, usec);
@@ -1005,17 +1059,17 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 	if (r->subj.present) {
 		entry_add_u64(&e, "LIFTED_BY_PID", r->subj.pid);
 		entry_add_u64(&e, "LIFTED_BY_UID", r->subj.uid);
-		entry_add_u64(&e, "LIFTED_BY_AUID", r->subj.auid);
+		entry_add_audit_id(&e, "LIFTED_BY_AUID", r->subj.auid);
 		entry_add(&e, "LIFTED_BY_COMM", r->subj.comm);
 		entry_add(&e, "LIFTED_BY_EXE", r->subj.exe);
 	}
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
 	if (lifted && r->subj.present)
-		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) lifted by pid %u uid %u auid %u (%s); %llu execve() attempt%s denied",
+		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) lifted by pid %u uid %u auid %s (%s); %llu execve() attempt%s denied",
 				  r->attacker_uid, r->target_name, r->target_major, r->target_minor,
 				  (unsigned long long)r->target_ino, r->subj.pid, r->subj.uid,
-				  r->subj.auid, r->subj.exe, (unsigned long long)r->denied,
+				  audit_id_str(r->subj.auid, auid, sizeof(auid)), r->subj.exe, (unsigned long long)r->denied,
 				  r->denied == 1 ? " was" : "s were");
 	else
 		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) ended (%s); %llu execve() attempt%s denied",
@@ -1121,11 +1175,13 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 
 	c->last_record_usec = record_usec(r);
 	if (r->type == BRUTE_TYPE_CONFIG) {
+		char auid[16];
+
 		c->stats.config_changes++;
-		log_notice("brute tunable %s changed from %llu to %llu by pid %u uid %u auid %u (%s)",
+		log_notice("brute tunable %s changed from %llu to %llu by pid %u uid %u auid %s (%s)",
 			   r->tunable, (unsigned long long)r->old_value,
 			   (unsigned long long)r->new_value, r->subj.pid, r->subj.uid,
-			   r->subj.auid, r->subj.exe);
+			   audit_id_str(r->subj.auid, auid, sizeof(auid)), r->subj.exe);
 		return 0;
 	}
 
@@ -1297,6 +1353,11 @@ void correlate_free(struct correlate *c)
 	free(c->tbuckets);
 	free(c->buckets);
 	free(c);
+}
+
+void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn)
+{
+	c->unit_fn = fn;
 }
 
 const struct correlate_stats *correlate_get_stats(const struct correlate *c)

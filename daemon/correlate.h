@@ -56,6 +56,7 @@ struct correlate_stats {
 	uint64_t targets, charges, bans, unbans;
 	uint64_t orphans;	/* kill summaries for no open incident: ignored */
 	uint64_t late;		/* records of a hierarchy after its deallocation: ignored */
+	uint64_t unit_lookups, units_found;	/* systemd unit lookups, successful ones */
 	uint64_t memory;	/* bytes accounted now (compared with max_memory) */
 };
 
@@ -67,6 +68,14 @@ struct correlate;
 struct correlate *correlate_new(const struct correlate_config *cfg,
 				correlate_emit_cb emit, void *userdata);
 void correlate_free(struct correlate *c);
+/*
+ * How to find the systemd unit of a live pid (unit_of_pid): entries about a
+ * hierarchy then carry UNIT, looked up at its first crash or attack
+ * record (the subject's pid, else its parent's unless that is init) and
+ * kept; its boundary entries, written before, have none.  Without one (replay: the pids are gone) there is no UNIT.
+ */
+typedef int (*correlate_unit_fn)(int pid, char *buf, size_t len);
+void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn);
 /* New limits apply at once (a lower cap evicts). */
 void correlate_set_config(struct correlate *c, const struct correlate_config *cfg, uint64_t now_ms);
 

@@ -126,6 +126,22 @@ int entry_add_u64(struct entry *e, const char *name, uint64_t value)
 	return entry_add_full(e, name, buf, true);
 }
 
+int entry_add_audit_id(struct entry *e, const char *name, uint32_t value)
+{
+	if (value == AUDIT_ID_UNSET)
+		return entry_add_full(e, name, "", true);
+	return entry_add_u64(e, name, value);
+}
+
+const char *audit_id_str(uint32_t value, char *buf, size_t len)
+{
+	if (value == AUDIT_ID_UNSET)
+		snprintf(buf, len, "unset");
+	else
+		snprintf(buf, len, "%u", value);
+	return buf;
+}
+
 int entry_addf(struct entry *e, const char *name, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;

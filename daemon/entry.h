@@ -33,6 +33,23 @@ struct entry_field {
 	bool numeric;	/* value is a decimal number (JSON emits it unquoted) */
 };
 
+/*
+ * An audit ID (auid, ses) the task never had: the kernel's (uint32_t)-1,
+ * "4294967295" in the record.  Stored as a numeric field with an empty
+ * value; each output spells it: "unset" (journal, RFC 5424, text), null
+ * (JSON).
+ */
+#define AUDIT_ID_UNSET 4294967295u
+static inline bool entry_field_unset(const struct entry_field *f)
+{
+	return f->numeric && !f->value[0];
+}
+/* The value as text: "unset" for an unset audit ID. */
+static inline const char *entry_field_text(const struct entry_field *f)
+{
+	return entry_field_unset(f) ? "unset" : f->value;
+}
+
 struct entry {
 	enum entry_kind kind;
 	int priority;			/* syslog level, LOG_ALERT ... LOG_DEBUG */
@@ -54,6 +71,10 @@ int entry_set_message(struct entry *e, const char *fmt, ...) __attribute__((form
 int entry_add(struct entry *e, const char *name, const char *value);
 int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric);
 int entry_add_u64(struct entry *e, const char *name, uint64_t value);
+/* auid/ses: AUDIT_ID_UNSET becomes an unset field (see entry_field_unset). */
+int entry_add_audit_id(struct entry *e, const char *name, uint32_t value);
+/* "1000" or "unset", for messages (buf of 12 bytes at least). */
+const char *audit_id_str(uint32_t value, char *buf, size_t len);
 int entry_addf(struct entry *e, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* First value of a field or NULL. */
 const char *entry_get(const struct entry *e, const char *name);

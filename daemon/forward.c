@@ -78,6 +78,7 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fmt.pid = (int)getpid();
 	f->fmt.facility = f->cfg.facility;
 	f->fmt.max_message = f->cfg.max_message;
+	f->fmt.opts = &f->cfg.siem;
 	f->spool = spool;
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;

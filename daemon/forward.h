@@ -33,6 +33,7 @@ struct forward_config {
 	int facility;
 	size_t max_message;	/* cap of one message (siem_max_message), 0: none */
 	uint64_t timeout_ms;	/* no progress for that long with data pending: reconnect; 0: never */
+	struct siem_options siem;	/* SD-ID, JSON mapping, machine and boot IDs */
 };
 
 struct forward_stats {

@@ -146,6 +146,16 @@ int input_pollfd(const struct input *in)
 	return in->kind == INPUT_FILE ? -1 : in->fd;
 }
 
+uint64_t input_rcvbuf(const struct input *in)
+{
+	int size = 0;
+	socklen_t len = sizeof(size);
+
+	if (in->kind != INPUT_NETLINK || getsockopt(in->fd, SOL_SOCKET, SO_RCVBUF, &size, &len) < 0)
+		return 0;
+	return (uint64_t)size / 2;	/* the kernel doubles what was set (bookkeeping) */
+}
+
 uint64_t input_overruns(const struct input *in)
 {
 	return in->overruns;

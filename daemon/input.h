@@ -34,5 +34,7 @@ int input_read(struct input *in);
 /* Netlink receive-buffer overruns (ENOBUFS): records lost in the kernel. */
 uint64_t input_overruns(const struct input *in);
 enum input_kind input_kind(const struct input *in);
+/* Netlink: the receive buffer the socket got (bytes, as set), 0 for other inputs. */
+uint64_t input_rcvbuf(const struct input *in);
 
 #endif

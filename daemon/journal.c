@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* sd_journal_sendv() adds no CODE_* fields; this keeps any other call from adding them */
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
 #include "util.h"
@@ -41,16 +43,38 @@ static int add(struct journal_fields *jf, size_t *cap, const char *fmt, ...)
 	return 0;
 }
 
-int journal_fields_build(const struct entry *e, struct journal_fields *jf)
+/* The process the entry is about: its subject, else the first task killed. */
+static bool object_pid(const struct entry *e, unsigned long *pid)
+{
+	const char *v = entry_get(e, "PID");
+	char *end;
+
+	if (!v)
+		v = entry_get(e, "KILLED_PIDS");
+	if (!v || !*v)
+		return false;
+	*pid = strtoul(v, &end, 10);
+	return *pid > 0 && (*end == '\0' || *end == ',');
+}
+
+int journal_fields_build_facility(const struct entry *e, int facility, struct journal_fields *jf)
 {
 	struct strbuf msg = STRBUF_INIT;
+	const char *unit = entry_get(e, "UNIT");
+	unsigned long pid;
 	size_t cap = 0;
 	int r = 0;
 
 	memset(jf, 0, sizeof(*jf));
 	r |= add(jf, &cap, "MESSAGE_ID=%s", entry_kind_message_id(e->kind));
 	r |= add(jf, &cap, "PRIORITY=%d", e->priority);
+	r |= add(jf, &cap, "SYSLOG_FACILITY=%d", facility >> 3);
 	r |= add(jf, &cap, "SYSLOG_IDENTIFIER=brute-reportd");
+	/* as systemd-coredump does: journalctl -u UNIT shows it (with _UID=0) */
+	if (object_pid(e, &pid))
+		r |= add(jf, &cap, "OBJECT_PID=%lu", pid);
+	if (unit && *unit)
+		r |= add(jf, &cap, "OBJECT_SYSTEMD_UNIT=%s", unit);
 	/* MESSAGE is shown as text (journalctl, syslog forwarding): escaped; BRUTE_* exact */
 	sb_puts(&msg, "MESSAGE=");
 	sb_put_text(&msg, e->message ? e->message : "");
@@ -59,7 +83,7 @@ int journal_fields_build(const struct entry *e, struct journal_fields *jf)
 	r |= add(jf, &cap, "BRUTE_KIND=%s", entry_kind_name(e->kind));
 	r |= add(jf, &cap, "BRUTE_TIMESTAMP=%llu", (unsigned long long)e->timestamp_usec);
 	for (size_t i = 0; i < e->n_fields; i++)
-		r |= add(jf, &cap, "BRUTE_%s=%s", e->fields[i].name, e->fields[i].value);
+		r |= add(jf, &cap, "BRUTE_%s=%s", e->fields[i].name, entry_field_text(&e->fields[i]));
 	if (r < 0)
 		goto oom;
 	jf->iov = calloc(jf->n, sizeof(*jf->iov));
@@ -73,6 +97,11 @@ int journal_fields_build(const struct entry *e, struct journal_fields *jf)
 oom:
 	journal_fields_free(jf);
 	return -ENOMEM;
+}
+
+int journal_fields_build(const struct entry *e, struct journal_fields *jf)
+{
+	return journal_fields_build_facility(e, LOG_AUTHPRIV, jf);
 }
 
 void journal_fields_free(struct journal_fields *jf)
@@ -94,10 +123,10 @@ const char *journal_fields_get(const struct journal_fields *jf, const char *name
 	return NULL;
 }
 
-int journal_send(const struct entry *e)
+int journal_send(const struct entry *e, int facility)
 {
 	struct journal_fields jf;
-	int r = journal_fields_build(e, &jf);
+	int r = journal_fields_build_facility(e, facility, &jf);
 
 	if (r < 0)
 		return r;

@@ -20,10 +20,13 @@
 #include "config.h"
 #include "correlate.h"
 #include "forward.h"
+#include "health.h"
 #include "input.h"
 #include "output.h"
 #include "parser.h"
 #include "spool.h"
+#include "status.h"
+#include "unit.h"
 #include "util.h"
 
 #ifndef VERSION
@@ -58,6 +61,7 @@ struct args {
 	bool forward;
 	bool check_config;
 	bool stats;
+	bool health;
 	int log_level;		/* -1: from config */
 	bool quiet;
 };
@@ -73,6 +77,15 @@ struct daemon {
 	struct output out;
 	bool record_time;
 	uint64_t watchdog_ms, watchdog_next;
+	/* live (netlink, plugin): health polled, STATUS= and the state file published */
+	bool live;
+	struct health health;
+	uint64_t health_next, status_last;
+	bool status_due;
+	struct status_counters published;
+	uint64_t started_usec;
+	bool status_file_failed;
+	uint64_t rcvbuf_asked;	/* netlink_rcvbuf when the socket was opened (a reload does not resize it) */
 };
 
 static void help(void)
@@ -92,6 +105,8 @@ static void help(void)
 	       "     --forward         with --input: also forward to the configured SIEM\n"
 	       "     --check-config    validate the configuration and exit\n"
 	       "  -s --stats           print counters on exit\n"
+	       "     --health          check Brute, audit and the mode, print what is wrong,\n"
+	       "                       exit 1 if anything is (as root: audit's state too)\n"
 	       "  -d --debug           debug logging\n"
 	       "  -q --quiet           no diagnostics on stderr\n"
 	       "  -h --help            this help\n"
@@ -102,7 +117,7 @@ static void help(void)
 /* > 0 continue, 0 exit successfully (help), < 0 error */
 static int parse_argv(int argc, char **argv, struct args *a)
 {
-	enum { ARG_STDIN = 0x100, ARG_JOURNAL, ARG_FORWARD, ARG_CHECK, ARG_VERSION };
+	enum { ARG_STDIN = 0x100, ARG_JOURNAL, ARG_FORWARD, ARG_CHECK, ARG_VERSION, ARG_HEALTH };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "stdin", no_argument, NULL, ARG_STDIN },
@@ -113,6 +128,7 @@ static int parse_argv(int argc, char **argv, struct args *a)
 		{ "forward", no_argument, NULL, ARG_FORWARD },
 		{ "check-config", no_argument, NULL, ARG_CHECK },
 		{ "stats", no_argument, NULL, 's' },
+		{ "health", no_argument, NULL, ARG_HEALTH },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -173,6 +189,9 @@ static int parse_argv(int argc, char **argv, struct args *a)
 		case 's':
 			a->stats = true;
 			break;
+		case ARG_HEALTH:
+			a->health = true;
+			break;
 		case 'd':
 			a->log_level = LOG_DEBUG;
 			break;
@@ -226,7 +245,8 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
 	       a->facility == b->facility && a->max_message == b->max_message &&
-	       a->timeout_ms == b->timeout_ms;
+	       a->timeout_ms == b->timeout_ms && !strcmp(a->siem.sd_id, b->siem.sd_id) &&
+	       a->siem.json_format == b->siem.json_format;
 }
 
 static int setup_siem(struct daemon *d)
@@ -276,6 +296,7 @@ static void apply_outputs(struct daemon *d)
 	d->out.fmt.app_name = "brute-reportd";
 	d->out.fmt.pid = (int)getpid();
 	d->out.fmt.facility = d->cfg.fwd.facility;
+	d->out.fmt.opts = &d->cfg.fwd.siem;
 }
 
 static void reload(struct daemon *d)
@@ -373,6 +394,7 @@ static int open_input(struct daemon *d)
 {
 	switch (d->args.mode) {
 	case MODE_NETLINK:
+		d->rcvbuf_asked = d->cfg.netlink_rcvbuf;
 		return input_open_netlink(d->parser, d->cfg.netlink_rcvbuf, &d->input);
 	case MODE_PLUGIN:
 		return input_open_fd(d->parser, STDIN_FILENO, &d->input);
@@ -417,6 +439,78 @@ static void drain(struct daemon *d, const sigset_t *mask)
 			   (unsigned long long)spool_get_stats(d->spool)->records, d->cfg.spool_dir);
 }
 
+static void probe_health(struct daemon *d, bool first)
+{
+	struct health old = d->health;
+	enum health_audit audit;
+	int err;
+
+	audit = health_query_audit(&err);
+	health_probe("", audit, err, d->input ? input_rcvbuf(d->input) : 0,
+		     d->rcvbuf_asked, &d->health);
+	health_log_changes(first ? NULL : &old, &d->health);
+	if (first || memcmp(&old, &d->health, sizeof(old)) != 0)
+		d->status_due = true;
+}
+
+static void counters(const struct daemon *d, struct status_counters *c)
+{
+	const struct correlate_stats *cs = correlate_get_stats(d->corr);
+	const struct spool_stats *ss = d->spool ? spool_get_stats(d->spool) : NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->records = parser_get_stats(d->parser)->records;
+	c->incidents = cs->opened;
+	c->open = cs->incidents;
+	c->attacks = cs->attacks;
+	c->entries = cs->entries;
+	c->queued = d->out.forwarded;
+	c->dropped = d->out.forward_failed + (ss ? ss->dropped : 0);
+	c->spooled = ss ? ss->records : 0;
+	c->lost = d->input ? input_overruns(d->input) : 0;
+}
+
+/* STATUS= and the state file: on a health change at once, counters at most every 5 s. */
+static void publish_status(struct daemon *d, uint64_t now, bool force)
+{
+	struct status_counters c;
+	char text[512];
+	int r;
+
+	if (!d->live)
+		return;
+	counters(d, &c);
+	if (!force && !d->status_due && !memcmp(&c, &d->published, sizeof(c)))
+		return;
+	if (!force && !d->status_due && d->status_last && now - d->status_last < STATUS_MIN_INTERVAL_MS)
+		return;
+	status_text(&d->health, &c, text, sizeof(text));
+	sd_notifyf(0, "STATUS=%s", text);
+	r = status_write(status_dir(), &d->health, &c, (uint64_t)getpid(), d->started_usec);
+	if (r < 0 && !d->status_file_failed)
+		log_warning("cannot write the state file %s/%s: %s (brutectl status will not show the daemon)",
+			    status_dir(), STATUS_FILE, strerror(-r));
+	d->status_file_failed = r < 0;
+	d->published = c;
+	d->status_last = now ? now : 1;
+	d->status_due = false;
+}
+
+/* When publish_status has something to do next. */
+static uint64_t status_deadline(const struct daemon *d)
+{
+	struct status_counters c;
+
+	if (!d->live)
+		return UINT64_MAX;
+	counters(d, &c);
+	if (d->status_due)
+		return 0;
+	if (!memcmp(&c, &d->published, sizeof(c)))
+		return UINT64_MAX;
+	return d->status_last + STATUS_MIN_INTERVAL_MS;
+}
+
 static int loop(struct daemon *d, const sigset_t *mask)
 {
 	bool input_eof = false, file_ready = true;
@@ -448,6 +542,11 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			sd_notify(0, "WATCHDOG=1");
 			d->watchdog_next = now + d->watchdog_ms;
 		}
+		if (d->live && now >= d->health_next) {
+			probe_health(d, false);
+			d->health_next = now + HEALTH_POLL_MS;
+		}
+		publish_status(d, now, false);
 		if (input_eof)
 			break;
 
@@ -457,6 +556,10 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			deadline = min_u64(deadline, forward_next_deadline(d->forward, now));
 		if (d->watchdog_ms)
 			deadline = min_u64(deadline, d->watchdog_next);
+		if (d->live) {
+			deadline = min_u64(deadline, d->health_next);
+			deadline = min_u64(deadline, status_deadline(d));
+		}
 		if (input_pollfd(d->input) >= 0) {
 			pfd[n].fd = input_pollfd(d->input);
 			pfd[n].events = POLLIN;
@@ -527,6 +630,19 @@ static int run(int argc, char **argv)
 		printf("%s: configuration OK\n", d.args.config_path);
 		return 0;
 	}
+	if (d.args.health) {
+		struct health h;
+		enum health_audit audit;
+		char text[160];
+		int err;
+
+		audit = health_query_audit(&err);
+		health_probe("", audit, err, 0, 0, &h);
+		health_log_changes(NULL, &h);
+		health_summary(&h, text, sizeof(text));
+		printf("%s\n", text);
+		return health_problems(&h) ? -EIO : 0;
+	}
 
 	d.record_time = d.args.mode == MODE_REPLAY && !d.args.follow;
 	d.cfg.corr.record_time = d.record_time;
@@ -560,6 +676,9 @@ static int run(int argc, char **argv)
 		log_error("out of memory");
 		goto out;
 	}
+	/* live: the pids of the records are the attacked processes (OBJECT_SYSTEMD_UNIT) */
+	if (d.args.mode != MODE_REPLAY)
+		correlate_set_unit_lookup(d.corr, unit_of_pid);
 	r = setup_siem(&d);
 	if (r < 0)
 		goto out;
@@ -572,14 +691,22 @@ static int run(int argc, char **argv)
 		d.watchdog_ms = usec / 2000;
 		d.watchdog_next = now_monotonic_ms();
 	}
-	sd_notifyf(0, "READY=1\nSTATUS=Reading %s", d.args.mode == MODE_NETLINK ? "audit multicast" :
-		   d.args.mode == MODE_PLUGIN ? "auditd plugin stdin" : d.args.input);
 	if (d.args.mode == MODE_NETLINK)
 		log_info("reading brute records from the audit multicast group");
+	d.live = d.args.mode != MODE_REPLAY;
+	if (d.live) {
+		d.started_usec = now_realtime_usec();
+		probe_health(&d, true);
+		d.health_next = now_monotonic_ms() + HEALTH_POLL_MS;
+		publish_status(&d, now_monotonic_ms(), true);
+	}
+	sd_notify(0, "READY=1");
 
 	r = loop(&d, &wait_mask);
 
 	sd_notify(0, "STOPPING=1");
+	if (d.live)
+		status_remove(status_dir());
 	parser_finish(d.parser);
 	correlate_close_all(d.corr, d.record_time ? "end-of-input" : "shutdown");
 	drain(&d, &wait_mask);

@@ -24,7 +24,7 @@ int output_format_text(const struct entry *e, struct strbuf *out)
 	for (size_t i = 0; i < e->n_fields; i++) {
 		sb_printf(out, " %s=", e->fields[i].name);
 		if (e->fields[i].numeric) {
-			sb_puts(out, e->fields[i].value);
+			sb_puts(out, entry_field_text(&e->fields[i]));
 		} else {
 			sb_putc(out, '"');
 			/* RFC 5424 value quoting (controls as \ooo): readable, unambiguous, one line */
@@ -99,7 +99,7 @@ void output_entry(struct output *o, const struct entry *e)
 		sb_free(&sb);
 	}
 	if (o->journal) {
-		r = journal_send(e);
+		r = journal_send(e, o->fmt.facility);
 		if (r < 0) {
 			if (o->journal_failed++ == 0)
 				log_error("cannot send to the journal: %s (further failures are only counted)",

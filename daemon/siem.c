@@ -10,6 +10,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-id128.h>
+
+void siem_options_defaults(struct siem_options *o)
+{
+	sd_id128_t id;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->sd_id, sizeof(o->sd_id), "%s", SIEM_SD_ID);
+	o->json_format = SIEM_JSON_NATIVE;
+	if (sd_id128_get_machine(&id) == 0)
+		sd_id128_to_string(id, o->machine_id);
+	if (sd_id128_get_boot(&id) == 0)
+		sd_id128_to_string(id, o->boot_id);
+}
+
+const char *siem_set_enterprise_id(struct siem_options *o, const char *id)
+{
+	bool digit = false;
+
+	/* RFC 5424: enterpriseId = 1*DIGIT *("." 1*DIGIT); an SD-ID is at most 32 characters */
+	for (const char *p = id; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digit = true;
+		else if (*p == '.' && digit && p[1])
+			digit = false;
+		else
+			return "expected a private enterprise number like 32473 or 32473.1";
+	}
+	if (!digit)
+		return "expected a private enterprise number like 32473 or 32473.1";
+	if (strlen("brute@") + strlen(id) > 32)
+		return "too long: an SD-ID has at most 32 characters";
+	snprintf(o->sd_id, sizeof(o->sd_id), "brute@%s", id);
+	return NULL;
+}
+
+static const char *sd_id(const struct siem_format *f)
+{
+	return f->opts && f->opts->sd_id[0] ? f->opts->sd_id : SIEM_SD_ID;
+}
 
 const char *siem_protocol_name(enum siem_protocol p)
 {
@@ -122,15 +162,17 @@ int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, stru
 	put_header_token(out, f->hostname, 255);
 	sb_putc(out, ' ');
 	put_header_token(out, f->app_name, 48);
-	sb_printf(out, " %d %s [" SIEM_SD_ID " kind=\"%s\" message_id=\"%s\"",
-		  f->pid, entry_kind_msgid(e->kind), entry_kind_name(e->kind),
+	sb_printf(out, " %d %s [%s kind=\"%s\" message_id=\"%s\"",
+		  f->pid, entry_kind_msgid(e->kind), sd_id(f), entry_kind_name(e->kind),
 		  entry_kind_message_id(e->kind));
 	for (size_t i = 0; i < e->n_fields; i++) {
 		lower_name(name, e->fields[i].name, sizeof(name));
 		sb_printf(out, " %s=\"", name);
-		siem_escape_sd_value(out, e->fields[i].value);
+		siem_escape_sd_value(out, entry_field_text(&e->fields[i]));
 		sb_putc(out, '"');
 	}
+	if (f->opts && f->opts->boot_id[0])
+		sb_printf(out, " boot_id=\"%s\"", f->opts->boot_id);
 	sb_puts(out, "] \xef\xbb\xbf");	/* BOM: MSG is UTF-8 */
 	/* MSG: valid UTF-8 after the BOM, and one inert line (names are the attacker's) */
 	if (e->message)
@@ -148,7 +190,7 @@ static const char *severity_name(int prio)
 /* the object's own keys: a field of the same name is written "brute_NAME" */
 static const char *const json_header_keys[] = {
 	"timestamp", "host", "app", "app_pid", "kind", "message_id", "priority",
-	"severity", "message",
+	"severity", "message", "schema_version", "boot_id",
 };
 
 static void json_key(struct strbuf *out, const char *key)
@@ -168,7 +210,7 @@ static void json_key(struct strbuf *out, const char *key)
 static void json_value(struct strbuf *out, const struct entry_field *fl)
 {
 	if (fl->numeric) {
-		sb_puts(out, fl->value);
+		sb_puts(out, entry_field_unset(fl) ? "null" : fl->value);
 		return;
 	}
 	sb_putc(out, '"');
@@ -176,13 +218,14 @@ static void json_value(struct strbuf *out, const struct entry_field *fl)
 	sb_putc(out, '"');
 }
 
-int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out)
+static int format_native(const struct entry *e, const struct siem_format *f, struct strbuf *out)
 {
 	char ts[40], name[40];
 
 	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
 		ts[0] = '\0';
-	sb_printf(out, "{\"timestamp\":\"%s\",\"host\":\"", ts);
+	sb_printf(out, "{\"schema_version\":%d,\"timestamp\":\"%s\",\"host\":\"",
+		  SIEM_JSON_SCHEMA_VERSION, ts);
 	siem_escape_json(out, f->hostname ? f->hostname : "");
 	sb_puts(out, "\",\"app\":\"");
 	siem_escape_json(out, f->app_name ? f->app_name : "");
@@ -191,6 +234,9 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 		  e->priority & 7, severity_name(e->priority));
 	siem_escape_json(out, e->message ? e->message : "");
 	sb_putc(out, '"');
+	/* hierarchy IDs restart at each boot: with the boot ID they name one hierarchy */
+	if (f->opts && f->opts->boot_id[0])
+		sb_printf(out, ",\"boot_id\":\"%s\"", f->opts->boot_id);
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct entry_field *fl = &e->fields[i];
 		bool seen = false;
@@ -218,6 +264,185 @@ int siem_format_json(const struct entry *e, const struct siem_format *f, struct 
 		}
 		sb_putc(out, ']');
 	}
+	sb_putc(out, '}');
+	return out->oom ? -ENOMEM : 0;
+}
+
+int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out)
+{
+	if (f->opts && f->opts->json_format == SIEM_JSON_ECS)
+		return siem_format_ecs(e, f, out);
+	return format_native(e, f, out);
+}
+
+/* ---- Elastic Common Schema ---- */
+
+static const struct {
+	const char *kind, *category, *type, *action;
+} ecs_event[_ENTRY_KIND_MAX] = {
+	[ENTRY_BOUNDARY] = { "event", "[\"process\"]", "[\"change\"]", "privilege-boundary-crossed" },
+	[ENTRY_ATTACK]   = { "alert", "[\"intrusion_detection\"]", "[\"info\"]", "brute-force-attack-detected" },
+	[ENTRY_KILL]     = { "event", "[\"intrusion_detection\",\"process\"]", "[\"info\",\"end\"]", "attacker-processes-killed" },
+	[ENTRY_CLOSED]   = { "event", "[\"intrusion_detection\"]", "[\"info\"]", "incident-closed" },
+	[ENTRY_BAN]      = { "event", "[\"intrusion_detection\"]", "[\"denied\"]", "exec-banned" },
+	[ENTRY_UNBAN]    = { "event", "[\"intrusion_detection\"]", "[\"allowed\"]", "exec-ban-ended" },
+};
+
+static void json_str(struct strbuf *out, const char *s)
+{
+	sb_putc(out, '"');
+	siem_escape_json(out, s ? s : "");
+	sb_putc(out, '"');
+}
+
+/* A whole unsigned decimal number (a pid, a uid): JSON as is. */
+static bool is_decimal(const char *s)
+{
+	if (!s || !*s || strlen(s) > 19)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Comma-separated lists of the entries, as real arrays: numbers or names. */
+static int list_kind(const char *name)
+{
+	if (!strcmp(name, "KILLED_PIDS") || !strcmp(name, "PERIODS_MS"))
+		return 'n';
+	if (!strcmp(name, "BOUNDARIES") || !strcmp(name, "ORIGIN_BOUNDARIES"))
+		return 's';
+	return 0;
+}
+
+static void json_list(struct strbuf *out, const char *v, int kind)
+{
+	bool first = true;
+
+	sb_putc(out, '[');
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		char item[64];
+
+		if (n && n < sizeof(item) && !(kind == 's' && n == 4 && !strncmp(v, "none", 4))) {
+			memcpy(item, v, n);
+			item[n] = '\0';
+			if (!first)
+				sb_putc(out, ',');
+			first = false;
+			if (kind == 'n' && is_decimal(item))
+				sb_puts(out, item);
+			else
+				json_str(out, item);
+		}
+		v += n + (v[n] == ',');
+	}
+	sb_putc(out, ']');
+}
+
+/* The entry's own fields under "brute": lower-cased, repeated ones and lists as arrays. */
+static void ecs_brute(struct strbuf *out, const struct entry *e, const struct siem_format *f)
+{
+	static const char *const own[] = { "schema_version", "kind", "message_id", "app_pid" };
+	char name[40];
+
+	sb_printf(out, ",\"brute\":{\"schema_version\":%d,\"kind\":\"%s\",\"message_id\":\"%s\",\"app_pid\":%d",
+		  SIEM_JSON_SCHEMA_VERSION, entry_kind_name(e->kind), entry_kind_message_id(e->kind), f->pid);
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct entry_field *fl = &e->fields[i];
+		bool seen = false;
+		size_t count = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(e->fields[j].name, fl->name) == 0;
+		if (seen)
+			continue;
+		for (size_t j = i; j < e->n_fields; j++)
+			count += strcmp(e->fields[j].name, fl->name) == 0;
+		lower_name(name, fl->name, sizeof(name));
+		sb_puts(out, ",\"");
+		for (size_t k = 0; k < ARRAY_SIZE(own); k++)
+			if (!strcmp(name, own[k]))
+				sb_puts(out, "field_");
+		siem_escape_json(out, name);
+		sb_puts(out, "\":");
+		if (count == 1 && list_kind(fl->name)) {
+			json_list(out, fl->value, list_kind(fl->name));
+			continue;
+		}
+		if (count == 1) {
+			json_value(out, fl);
+			continue;
+		}
+		sb_putc(out, '[');
+		for (size_t j = i, k = 0; j < e->n_fields; j++) {
+			if (strcmp(e->fields[j].name, fl->name) != 0)
+				continue;
+			if (k++)
+				sb_putc(out, ',');
+			json_value(out, &e->fields[j]);
+		}
+		sb_putc(out, ']');
+	}
+	sb_putc(out, '}');
+}
+
+int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct strbuf *out)
+{
+	const struct siem_options *o = f->opts;
+	const char *pid = entry_get(e, "PID"), *ppid = entry_get(e, "PPID");
+	const char *uid = entry_get(e, "UID"), *euid = entry_get(e, "EUID");
+	const char *exe = entry_get(e, "EXE"), *comm = entry_get(e, "COMM");
+	unsigned kind = (unsigned)e->kind < _ENTRY_KIND_MAX ? (unsigned)e->kind : ENTRY_CLOSED;
+	char ts[40];
+
+	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
+		ts[0] = '\0';
+	if (!uid)
+		uid = entry_get(e, "ATTACKER_UID");
+	sb_printf(out, "{\"@timestamp\":\"%s\",\"ecs\":{\"version\":\"" SIEM_ECS_VERSION "\"},\"message\":", ts);
+	json_str(out, e->message);
+	sb_printf(out, ",\"event\":{\"kind\":\"%s\",\"category\":%s,\"type\":%s,\"action\":\"%s\","
+		  "\"code\":\"%s\",\"severity\":%d,\"module\":\"brute\",\"dataset\":\"brute.reportd\","
+		  "\"provider\":\"brute-reportd\"}",
+		  ecs_event[kind].kind, ecs_event[kind].category, ecs_event[kind].type,
+		  ecs_event[kind].action, entry_kind_message_id(e->kind), e->priority & 7);
+	sb_printf(out, ",\"log\":{\"level\":\"%s\",\"syslog\":{\"facility\":{\"code\":%d},\"severity\":{\"code\":%d,\"name\":\"%s\"}}}",
+		  severity_name(e->priority), f->facility >> 3, e->priority & 7, severity_name(e->priority));
+	sb_puts(out, ",\"host\":{\"hostname\":");
+	json_str(out, f->hostname);
+	sb_puts(out, ",\"name\":");
+	json_str(out, f->hostname);
+	if (o && o->machine_id[0])
+		sb_printf(out, ",\"id\":\"%s\"", o->machine_id);
+	/* hierarchy IDs restart at each boot: the boot ID makes them unique */
+	if (o && o->boot_id[0])
+		sb_printf(out, ",\"boot\":{\"id\":\"%s\"}", o->boot_id);
+	sb_putc(out, '}');
+	if (is_decimal(pid)) {
+		sb_printf(out, ",\"process\":{\"pid\":%s", pid);
+		if (is_decimal(ppid))
+			sb_printf(out, ",\"parent\":{\"pid\":%s}", ppid);
+		if (exe) {
+			sb_puts(out, ",\"executable\":");
+			json_str(out, exe);
+		}
+		if (comm) {
+			sb_puts(out, ",\"name\":");
+			json_str(out, comm);
+		}
+		if (is_decimal(uid))
+			sb_printf(out, ",\"user\":{\"id\":\"%s\"}", uid);
+		sb_putc(out, '}');
+	}
+	if (is_decimal(uid)) {
+		sb_printf(out, ",\"user\":{\"id\":\"%s\"", uid);
+		if (is_decimal(euid))
+			sb_printf(out, ",\"effective\":{\"id\":\"%s\"}", euid);
+		sb_putc(out, '}');
+	}
+	ecs_brute(out, e, f);
 	sb_putc(out, '}');
 	return out->oom ? -ENOMEM : 0;
 }

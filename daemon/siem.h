@@ -3,9 +3,15 @@
  * siem.h - SIEM message formats: RFC 5424 syslog (sent over UDP, RFC 5426,
  * or TCP with RFC 6587 octet-counting) and JSON lines.
  *
- * Structured data goes in one SD-ELEMENT whose SD-ID is "brute@32473".
- * 32473 is the IANA "example" Private Enterprise Number (RFC 5612);
- * a deployment with its own PEN should change SIEM_SD_ID.
+ * Structured data goes in one SD-ELEMENT whose SD-ID is "brute@PEN".  The
+ * default PEN, 32473, is the one RFC 5612 reserves for documentation and
+ * examples (Brute has none of its own); siem_enterprise_id sets a
+ * deployment's own (brute-reportd.conf(5)).
+ *
+ * JSON lines come in two mappings (json_format): "native" (flat, the
+ * entry's fields lower-cased) and "ecs" (Elastic Common Schema: @timestamp,
+ * event.*, process.*, user.*, host.* with the machine and boot IDs, the
+ * entry's own fields under brute.*, lists as arrays).
  */
 #ifndef BRUTE_SIEM_H
 #define BRUTE_SIEM_H
@@ -14,6 +20,24 @@
 #include "util.h"
 
 #define SIEM_SD_ID "brute@32473"
+#define SIEM_ENTERPRISE_ID_DEFAULT "32473"
+/* the version of both JSON mappings' layout ("schema_version", brute.schema_version) */
+#define SIEM_JSON_SCHEMA_VERSION 1
+#define SIEM_ECS_VERSION "8.11.0"
+
+enum siem_json_format { SIEM_JSON_NATIVE, SIEM_JSON_ECS };
+
+struct siem_options {
+	char sd_id[40];		/* "brute@32473" */
+	enum siem_json_format json_format;
+	char machine_id[33];	/* /etc/machine-id (ECS host.id), "" if unknown */
+	char boot_id[33];	/* this boot (ECS host.boot.id): hierarchy IDs restart at each boot */
+};
+
+/* Defaults: the SD-ID with 32473, native JSON, this machine's IDs (sd-id128). */
+void siem_options_defaults(struct siem_options *o);
+/* "32473" or "32473.1.2" (RFC 5424 enterpriseId): SD-ID "brute@ID"; NULL or a problem. */
+const char *siem_set_enterprise_id(struct siem_options *o, const char *id);
 
 enum siem_protocol {
 	SIEM_NONE,
@@ -28,6 +52,7 @@ struct siem_format {
 	int pid;
 	int facility;		/* LOG_AUTHPRIV etc. (already shifted, as in syslog.h) */
 	size_t max_message;	/* siem_format_wire: cap of one message (framing aside), 0: none */
+	const struct siem_options *opts;	/* NULL: the defaults (without machine IDs) */
 };
 
 /* Smallest max_message that every entry can be reduced to. */
@@ -37,8 +62,10 @@ const char *siem_protocol_name(enum siem_protocol p);
 
 /* Unframed RFC 5424 message. */
 int siem_format_rfc5424(const struct entry *e, const struct siem_format *f, struct strbuf *out);
-/* One JSON object, no trailing newline. */
+/* One JSON object, no trailing newline, in f->opts' json_format. */
 int siem_format_json(const struct entry *e, const struct siem_format *f, struct strbuf *out);
+/* The ECS mapping alone (siem_format_json with json_format = ecs). */
+int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct strbuf *out);
 /*
  * The bytes to put on the wire for this protocol (framing included).  A
  * message longer than f->max_message is summarized until it fits: long

@@ -18,10 +18,14 @@
 #include "parser.h"
 #include "siem.h"
 #include "util.h"
+#include "tests/json_check.h"
 
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); abort(); } } while (0)
 
-static const struct siem_format fmt = { "fuzzhost", "brute-reportd", 1, LOG_AUTHPRIV, 2048 };
+static const struct siem_format fmt = { "fuzzhost", "brute-reportd", 1, LOG_AUTHPRIV, 2048, NULL };
+static const struct siem_options ecs_opts = { "brute@32473.1", SIEM_JSON_ECS,
+	"0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210" };
+static const struct siem_format fmt_ecs = { "fuzzhost", "brute-reportd", 1, LOG_AUTHPRIV, 2048, &ecs_opts };
 
 static void inert(const char *what, const char *s, size_t len)
 {
@@ -118,7 +122,18 @@ static void check_entry(const struct entry *e, void *userdata)
 	CHECK(sb.len >= 1 && sb.buf[sb.len - 1] == '\n' && sb.len - 1 <= fmt.max_message, "json: size");
 	CHECK(memchr(sb.buf, '\n', sb.len - 1) == NULL, "json: newline inside");
 	json_object(sb.buf, sb.len - 1);
+	CHECK(!json_check(sb.buf, sb.len - 1), "json: %s", json_check(sb.buf, sb.len - 1));
 	inert("json", sb.buf, sb.len - 1);
+	sb_reset(&sb);
+	/* the ECS mapping: strict JSON, unique keys at every depth, within the cap */
+	CHECK(siem_format_wire(SIEM_JSON, e, &fmt_ecs, &sb) == 0, "ecs: failed");
+	CHECK(sb.len >= 1 && sb.buf[sb.len - 1] == '\n' && sb.len - 1 <= fmt_ecs.max_message, "ecs: size");
+	CHECK(memchr(sb.buf, '\n', sb.len - 1) == NULL, "ecs: newline inside");
+	CHECK(!json_check(sb.buf, sb.len - 1), "ecs: %s", json_check(sb.buf, sb.len - 1));
+	inert("ecs", sb.buf, sb.len - 1);
+	sb_reset(&sb);
+	CHECK(siem_format_wire(SIEM_UDP, e, &fmt_ecs, &sb) == 0 && strstr(sb.buf, "[brute@32473.1 "),
+	      "rfc5424: configured SD-ID");
 	sb_reset(&sb);
 
 	CHECK(entry_serialize(e, &sb) == 0, "serialize");

@@ -130,16 +130,8 @@ void entry_copy(struct entry *dst, const struct entry *src)
 	entry_init(dst, src->kind, src->priority, src->timestamp_usec);
 	if (src->message)
 		entry_set_message(dst, "%s", src->message);
-	for (size_t i = 0; i < src->n_fields; i++) {
-		if (src->fields[i].numeric) {
-			uint64_t v = 0;
-
-			parse_u64(src->fields[i].value, &v);
-			entry_add_u64(dst, src->fields[i].name, v);
-		} else {
-			entry_add(dst, src->fields[i].name, src->fields[i].value);
-		}
-	}
+	for (size_t i = 0; i < src->n_fields; i++)
+		entry_add_full(dst, src->fields[i].name, src->fields[i].value, src->fields[i].numeric);
 }
 
 void collect_cb(const struct entry *e, void *userdata)
@@ -225,6 +217,8 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, forward_suite());
 	srunner_add_suite(sr, config_suite());
 	srunner_add_suite(sr, daemon_suite());
+	srunner_add_suite(sr, unit_suite());
+	srunner_add_suite(sr, health_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);
 	failed = srunner_ntests_failed(sr);

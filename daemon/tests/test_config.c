@@ -57,7 +57,9 @@ START_TEST(test_good)
 		"spool_max_size = 8M\n"
 		"spool_dir = /var/tmp/x\n"
 		"journal = no\n"
-		"kill_coalesce_ms = 0\n";
+		"kill_coalesce_ms = 0\n"
+		"siem_enterprise_id = 53864\n"
+		"json_format = ecs\n";
 
 	config_defaults(&cfg);
 	ck_assert_int_eq(config_parse_string("test.conf", text, &cfg), 0);
@@ -72,6 +74,8 @@ START_TEST(test_good)
 	ck_assert_str_eq(cfg.spool_dir, "/var/tmp/x");
 	ck_assert(!cfg.journal);
 	ck_assert_uint_eq(cfg.corr.kill_coalesce_ms, 0);
+	ck_assert_str_eq(cfg.fwd.siem.sd_id, "brute@53864");
+	ck_assert_int_eq(cfg.fwd.siem.json_format, SIEM_JSON_ECS);
 	/* v2 kinds: forwarded by default, selectable by name */
 	config_defaults(&cfg);
 	ck_assert_uint_eq(cfg.fwd.max_message, 8192);

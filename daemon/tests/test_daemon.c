@@ -243,10 +243,13 @@ START_TEST(test_plugin_latency_sigterm)
 	int n;
 
 	write_config(conf, sizeof(conf), dir, "journal = no\n");
+	/* the state file brutectl reads: in $RUNTIME_DIRECTORY, as under the unit */
+	setenv("RUNTIME_DIRECTORY", dir, 1);
 	{
 		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
 		spawn(&c, argv);
 	}
+	unsetenv("RUNTIME_DIRECTORY");
 	/* a first record until its entry comes out: started, warmed up (ASan on a loaded host) */
 	n = snprintf(line, sizeof(line),
 		     "type=UNKNOWN[1714] msg=audit(%lld.000:4): brute_hierarchy=4294967395 opid=4 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
@@ -279,10 +282,33 @@ START_TEST(test_plugin_latency_sigterm)
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	ck_assert(strstr(buf, "\"kind\":\"kill\"") != NULL);
 	ck_assert_msg(ms < 100, "kill record to entry took %.1f ms", ms);
+	/* the counters reach the state file within STATUS_MIN_INTERVAL_MS (5 s) */
+	{
+		char path[600], *st = NULL;
+		bool seen = false;
+
+		snprintf(path, sizeof(path), "%s/status", dir);
+		for (int i = 0; i < 100 && !seen; i++) {
+			usleep(100000);
+			if (access(path, R_OK) != 0)
+				continue;
+			st = read_file(path, NULL);
+			seen = strstr(st, "\nrecords=2\n") && strstr(st, "\nincidents=2\n");
+			free(st);
+		}
+		ck_assert_msg(seen, "no records=2 incidents=2 in %s", path);
+	}
 	kill(c.pid, SIGTERM);
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
 	/* shutdown closes the open incident with a summary */
 	ck_assert(strstr(out, "closed (shutdown)") != NULL);
+	/* and takes the state file away: brutectl shows no stale counters */
+	{
+		char path[600];
+
+		snprintf(path, sizeof(path), "%s/status", dir);
+		ck_assert_int_eq(access(path, F_OK), -1);
+	}
 	free(out);
 	free(err);
 	rm_rf(dir);

@@ -322,7 +322,7 @@ START_TEST(test_udp)
 	pump_until(f, &rv, SIEM_UDP, 3, 5000);
 	ck_assert_int_eq(rv.datagrams, 3);
 	/* each datagram is exactly one RFC 5424 message */
-	fmt = (struct siem_format){ "testhost", "brute-reportd", (int)getpid(), LOG_AUTHPRIV, 0 };
+	fmt = (struct siem_format){ "testhost", "brute-reportd", (int)getpid(), LOG_AUTHPRIV, 0, NULL };
 	mk(&e, 0);
 	siem_format_rfc5424(&e, &fmt, &want);
 	sb_putc(&want, '\n');

@@ -143,7 +143,64 @@ START_TEST(test_live_send)
 		return;
 	}
 	run_fixture("fork_attack.log", NULL, &c, NULL);
-	ck_assert_int_eq(journal_send(&c.e[find_entry(&c, ENTRY_CLOSED, 0)]), 0);
+	ck_assert_int_eq(journal_send(&c.e[find_entry(&c, ENTRY_CLOSED, 0)], LOG_AUTHPRIV), 0);
+	collected_free(&c);
+}
+END_TEST
+
+/* issue 12: the journal conventions operators expect (coredump's OBJECT_*, facility, no CODE_*) */
+START_TEST(test_conventions)
+{
+	struct collected c;
+	struct journal_fields jf;
+	int a, k;
+
+	run_fixture("fork_attack.log", NULL, &c, NULL);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	k = find_entry(&c, ENTRY_KILL, 0);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(k, 0);
+	/* replayed: no unit looked up, so none claimed */
+	ck_assert_int_eq(journal_fields_build(&c.e[a], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "SYSLOG_FACILITY"), "10");	/* authpriv */
+	ck_assert_str_eq(journal_fields_get(&jf, "OBJECT_PID"), entry_get(&c.e[a], "PID"));
+	ck_assert_ptr_null(journal_fields_get(&jf, "OBJECT_SYSTEMD_UNIT"));
+	for (size_t i = 0; i < jf.n; i++)
+		ck_assert_msg(strncmp(jf.strings[i], "CODE_", 5) != 0, "%s", jf.strings[i]);
+	journal_fields_free(&jf);
+
+	/* the facility is the configured one; a kill entry's object is its first killed task */
+	entry_add(&c.e[k], "UNIT", "nginx.service");
+	ck_assert_int_eq(journal_fields_build_facility(&c.e[k], LOG_LOCAL3, &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "SYSLOG_FACILITY"), "19");
+	ck_assert_str_eq(journal_fields_get(&jf, "OBJECT_PID"), "1234");
+	ck_assert_str_eq(journal_fields_get(&jf, "OBJECT_SYSTEMD_UNIT"), "nginx.service");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_UNIT"), "nginx.service");
+	journal_fields_free(&jf);
+	collected_free(&c);
+}
+END_TEST
+
+/* auid/ses 4294967295 (never logged in: a daemon started at boot) read "unset" */
+START_TEST(test_unset_audit_ids)
+{
+	struct collected c;
+	struct journal_fields jf;
+	bool seen = false;
+
+	run_fixture("captured-exec.log", NULL, &c, NULL);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_int_eq(journal_fields_build(&c.e[i], &jf), 0);
+		for (size_t j = 0; j < jf.n; j++)
+			ck_assert_msg(strstr(jf.strings[j], "4294967295") == NULL, "%s", jf.strings[j]);
+		if (journal_fields_get(&jf, "BRUTE_SES")) {
+			ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_SES"), "unset");
+			ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_AUID"), "unset");
+			seen = true;
+		}
+		journal_fields_free(&jf);
+	}
+	ck_assert(seen);
 	collected_free(&c);
 }
 END_TEST
@@ -158,6 +215,8 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_v2_ban_fields);
 	tcase_add_test(tc, test_message_escaped);
 	tcase_add_test(tc, test_live_send);
+	tcase_add_test(tc, test_conventions);
+	tcase_add_test(tc, test_unset_audit_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,9 +3,10 @@
 #include <string.h>
 
 #include "tests.h"
+#include "json_check.h"
 #include "siem.h"
 
-static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0 };
+static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0, NULL };
 
 static void mk_entry(struct entry *e)
 {
@@ -107,7 +108,7 @@ START_TEST(test_json_object)
 	mk_entry(&e);
 	ck_assert_int_eq(siem_format_json(&e, &fmt, &sb), 0);
 	ck_assert_str_eq(sb.buf,
-		"{\"timestamp\":\"2023-11-14T22:13:20.123456Z\",\"host\":\"host1\",\"app\":\"brute-reportd\","
+		"{\"schema_version\":1,\"timestamp\":\"2023-11-14T22:13:20.123456Z\",\"host\":\"host1\",\"app\":\"brute-reportd\","
 		"\"app_pid\":77,\"kind\":\"attack\",\"message_id\":\"72daa15b2f794fafa7bedff6fcaee907\","
 		"\"priority\":1,\"severity\":\"alert\",\"message\":\"attack on \\\"x\\\"\","
 		"\"hierarchy\":\"4294967396\",\"faults\":5,\"exe\":\"/tmp/a\\\"b\\\\c]d\","
@@ -294,6 +295,129 @@ START_TEST(test_capped)
 }
 END_TEST
 
+static const struct siem_options ecs_opts = { "brute@32473", SIEM_JSON_ECS,
+	"0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210" };
+static const struct siem_format ecs = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0, &ecs_opts };
+
+static void has(const char *json, const char *part)
+{
+	ck_assert_msg(strstr(json, part) != NULL, "no %s in %s", part, json);
+}
+
+/* issue 12: the Elastic Common Schema mapping (json_format = ecs) */
+START_TEST(test_ecs)
+{
+	static const char *const fixtures[] = {
+		"fork_attack.log", "exec_attack.log", "captured-interleaved.log", "captured-exec.log",
+		"v2-exec-ban.log", "v2-kill-summary.log", "hostile-names.log", "captured-v2-ban.log",
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct collected c;
+	int i;
+
+	run_fixture("fork_attack.log", NULL, &c, NULL);
+	i = find_entry(&c, ENTRY_ATTACK, 0);
+	ck_assert_int_eq(siem_format_json(&c.e[i], &ecs, &sb), 0);
+	ck_assert_ptr_null(json_check(sb.buf, sb.len));
+	ck_assert(!strncmp(sb.buf, "{\"@timestamp\":\"2023-11-14T22:13:21.420000Z\",\"ecs\":{\"version\":\"8.11.0\"}", 68));
+	has(sb.buf, "\"event\":{\"kind\":\"alert\",\"category\":[\"intrusion_detection\"],\"type\":[\"info\"],"
+		    "\"action\":\"brute-force-attack-detected\",\"code\":\"72daa15b2f794fafa7bedff6fcaee907\",\"severity\":1,");
+	has(sb.buf, "\"host\":{\"hostname\":\"host1\",\"name\":\"host1\",\"id\":\"0123456789abcdef0123456789abcdef\","
+		    "\"boot\":{\"id\":\"fedcba9876543210fedcba9876543210\"}}");
+	has(sb.buf, "\"process\":{\"pid\":1304,\"parent\":{\"pid\":1234},\"executable\":\"/usr/local/bin/crashy\",\"name\":\"crashy\",\"user\":{\"id\":\"1000\"}}");
+	has(sb.buf, "\"user\":{\"id\":\"1000\",\"effective\":{\"id\":\"0\"}}");
+	has(sb.buf, "\"log\":{\"level\":\"alert\",\"syslog\":{\"facility\":{\"code\":10}");
+	has(sb.buf, "\"brute\":{\"schema_version\":1,\"kind\":\"attack\",");
+	has(sb.buf, "\"hierarchy\":\"4294967396\"");	/* 64-bit IDs stay strings */
+	has(sb.buf, "\"boundaries\":[\"setid\"]");		/* lists are arrays */
+	sb_reset(&sb);
+	i = find_entry(&c, ENTRY_KILL, 0);
+	ck_assert_int_eq(siem_format_json(&c.e[i], &ecs, &sb), 0);
+	ck_assert_ptr_null(json_check(sb.buf, sb.len));
+	has(sb.buf, "\"killed_pids\":[1234,1305,1306]");
+	has(sb.buf, "\"killed_task\":[\"pid=1234 ");
+	has(sb.buf, "\"category\":[\"intrusion_detection\",\"process\"],\"type\":[\"info\",\"end\"]");
+	sb_reset(&sb);
+	i = find_entry(&c, ENTRY_CLOSED, 0);
+	ck_assert_int_eq(siem_format_json(&c.e[i], &ecs, &sb), 0);
+	has(sb.buf, "\"periods_ms\":[120,110,100,90]");
+	collected_free(&c);
+
+	/* every entry of every fixture: strict JSON, unique keys at every depth, no raw 4294967295 */
+	for (size_t f = 0; f < ARRAY_SIZE(fixtures); f++) {
+		run_fixture(fixtures[f], NULL, &c, NULL);
+		for (size_t k = 0; k < c.n; k++) {
+			const char *err;
+
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_json(&c.e[k], &ecs, &sb), 0);
+			err = json_check(sb.buf, sb.len);
+			ck_assert_msg(err == NULL, "%s entry %zu: %s: %s", fixtures[f], k, err, sb.buf);
+			ck_assert_msg(strstr(sb.buf, "4294967295") == NULL, "%s", sb.buf);
+			sb_reset(&sb);
+			ck_assert_int_eq(siem_format_json(&c.e[k], &fmt, &sb), 0);
+			err = json_check(sb.buf, sb.len);
+			ck_assert_msg(err == NULL, "native %s entry %zu: %s: %s", fixtures[f], k, err, sb.buf);
+		}
+		collected_free(&c);
+	}
+	/* native JSON and RFC 5424 carry the boot ID too, when known */
+	{
+		struct siem_options nat = ecs_opts;
+		struct siem_format nf = fmt;
+		struct entry e;
+
+		nat.json_format = SIEM_JSON_NATIVE;
+		nf.opts = &nat;
+		mk_entry(&e);
+		sb_reset(&sb);
+		ck_assert_int_eq(siem_format_json(&e, &nf, &sb), 0);
+		has(sb.buf, ",\"message\":\"attack on \\\"x\\\"\",\"boot_id\":\"fedcba9876543210fedcba9876543210\",\"hierarchy\":");
+		ck_assert_ptr_null(json_check(sb.buf, sb.len));
+		sb_reset(&sb);
+		ck_assert_int_eq(siem_format_rfc5424(&e, &nf, &sb), 0);
+		has(sb.buf, " boot_id=\"fedcba9876543210fedcba9876543210\"] \xef\xbb\xbf");
+		entry_free(&e);
+	}
+	/* the validator itself catches a nested duplicate */
+	ck_assert_ptr_nonnull(json_check("{\"a\":{\"b\":1,\"b\":2}}", 19));
+	ck_assert_ptr_null(json_check("{\"a\":{\"b\":1,\"c\":[null,2]}}", 26));
+	sb_free(&sb);
+}
+END_TEST
+
+/* The SD-ID: brute@32473 (RFC 5612's documentation PEN) unless configured */
+START_TEST(test_sd_id)
+{
+	struct siem_options o;
+	struct siem_format f = fmt;
+	struct strbuf sb = STRBUF_INIT;
+	struct entry e;
+
+	siem_options_defaults(&o);
+	ck_assert_str_eq(o.sd_id, "brute@32473");
+	ck_assert_ptr_null(siem_set_enterprise_id(&o, "53864.1.7"));
+	ck_assert_str_eq(o.sd_id, "brute@53864.1.7");
+	ck_assert_ptr_nonnull(siem_set_enterprise_id(&o, "x1"));
+	ck_assert_ptr_nonnull(siem_set_enterprise_id(&o, "1..2"));
+	ck_assert_ptr_nonnull(siem_set_enterprise_id(&o, "1."));
+	ck_assert_ptr_nonnull(siem_set_enterprise_id(&o, ".1"));
+	ck_assert_ptr_nonnull(siem_set_enterprise_id(&o, "123456789012345678901234567"));
+	ck_assert_ptr_null(siem_set_enterprise_id(&o, "12345678901234567890123456"));
+	ck_assert_ptr_null(siem_set_enterprise_id(&o, "53864.1.7"));
+	ck_assert_str_eq(o.sd_id, "brute@53864.1.7");	/* a refused value changes nothing */
+	f.opts = &o;
+	mk_entry(&e);
+	ck_assert_int_eq(siem_format_rfc5424(&e, &f, &sb), 0);
+	has(sb.buf, " ATTACK [brute@53864.1.7 kind=\"attack\" ");
+	sb_reset(&sb);
+	ck_assert_int_eq(siem_format_rfc5424(&e, &fmt, &sb), 0);
+	has(sb.buf, " ATTACK [brute@32473 kind=\"attack\" ");
+	entry_free(&e);
+	sb_free(&sb);
+}
+END_TEST
+
 Suite *siem_suite(void)
 {
 	Suite *s = suite_create("siem");
@@ -308,6 +432,8 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_hostile_names_wire);
 	tcase_add_test(tc, test_json_unique_keys);
 	tcase_add_test(tc, test_capped);
+	tcase_add_test(tc, test_ecs);
+	tcase_add_test(tc, test_sd_id);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,6 +20,8 @@ Suite *spool_suite(void);
 Suite *forward_suite(void);
 Suite *config_suite(void);
 Suite *daemon_suite(void);
+Suite *unit_suite(void);
+Suite *health_suite(void);
 
 /* Path of a fixture under tests/fixtures (static buffer). */
 const char *fixture(const char *name);

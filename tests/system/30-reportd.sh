@@ -159,10 +159,19 @@ props=$(systemctl show -p MainPID -p StatusText -p Type brute-reportd)
 mainpid=$(echo "$props" | sed -n 's/^MainPID=//p')
 status=$(echo "$props" | sed -n 's/^StatusText=//p')
 type=$(echo "$props" | sed -n 's/^Type=//p')
-if [ "$type" = notify ] && [ "$status" = "Reading audit multicast" ]; then
+# STATUS= is the daemon's view of the kernel, then its counters (issue 12)
+if [ "$type" = notify ] && echo "$status" | grep -Eq '^brute active, audit (enabled|unknown), mode [12](, receive buffer capped)?; records [0-9]+, incidents [0-9]+ \([0-9]+ open\), attacks [0-9]+, alerts queued [0-9]+, dropped [0-9]+, spooled [0-9]+, lost [0-9]+$'; then
 	ok "brute-reportd reached READY (Type=$type, STATUS=$status, pid $mainpid)"
 else
 	bad "brute-reportd reached READY (Type=$type, STATUS=$status)" "$(unit_diag)"
+fi
+# brute-reportd's counters beside the kernel's: its state file, read by brutectl status
+if wait_for 10 test -s /run/brute-reportd/status &&
+	brutectl status | grep -Eq "^reportd: running, pid $mainpid: records [0-9]+, incidents"; then
+	ok "brutectl status shows brute-reportd's counters (/run/brute-reportd/status)"
+else
+	bad "brutectl status shows brute-reportd's counters" "$(brutectl status 2>&1 | tail -n 3)" \
+		"$(cat /run/brute-reportd/status 2>&1)"
 fi
 # The unit's sandbox took effect: seccomp filter, no_new_privs, CAP_AUDIT_READ (37) alone.
 sandbox=$(grep -E '^(Seccomp|NoNewPrivs|CapEff|CapBnd):' /proc/"$mainpid"/status | tr -s '\t ' ' ' | tr '\n' ' ')
@@ -253,6 +262,25 @@ else
 		"$(tail -c 600 $SIEM 2>&1)" "$(journalctl -u brute-reportd -o cat --no-pager | tail -n 5)"
 fi
 
+# journal conventions (issue 12): authpriv, the attacked process, no CODE_* of our own source
+e=$(journalctl -u brute-reportd -o export --no-pager MESSAGE_ID=$MID_ATTACK BRUTE_HIERARCHY=$h1 2>&1)
+apid_j=$(echo "$e" | sed -n 's/^BRUTE_PID=//p' | head -n 1)
+if echo "$e" | grep -qx 'SYSLOG_FACILITY=10' && [ -n "$apid_j" ] &&
+	echo "$e" | grep -qx "OBJECT_PID=$apid_j" && ! echo "$e" | grep -q '^CODE_'; then
+	ok "journal: attack entry with SYSLOG_FACILITY=10, OBJECT_PID=$apid_j, no CODE_FILE/LINE/FUNC"
+else
+	bad "journal: attack entry with SYSLOG_FACILITY=10, OBJECT_PID, no CODE_*" \
+		"$(echo "$e" | grep -E '^(SYSLOG_|OBJECT_|CODE_|BRUTE_PID)')"
+fi
+# the counters follow (STATUS= at most every 5 s)
+attacks_in_status() {
+	systemctl show -p StatusText --value brute-reportd | grep -Eq 'attacks [1-9][0-9]*, alerts queued [1-9]'
+}
+if wait_for 10 attacks_in_status; then
+	ok "StatusText counts the attack: $(systemctl show -p StatusText --value brute-reportd)"
+else
+	bad "StatusText counts the attack" "$(systemctl show -p StatusText --value brute-reportd)"
+fi
 x=$(journalctl -x -u brute-reportd MESSAGE_ID=$MID_ATTACK --no-pager 2>&1)
 if echo "$x" | grep -q "Subject: Brute force attack (fork) detected on hierarchy $h1" &&
 	echo "$x" | grep -q "detected a fork brute force attack"; then

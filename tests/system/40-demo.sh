@@ -81,6 +81,28 @@ else
 	not_ok "mode 2: systemd saw the service killed by SIGKILL and restarted it" \
 		"$(journalctl -u $DEMO_UNIT -o cat --no-pager | tail -n 4)"
 fi
+# Brute's entries show up under the attacked service's unit too (OBJECT_SYSTEMD_UNIT, _UID=0),
+# as systemd-coredump's do: `journalctl -u brute-demo-server.service` has the attack.
+in_unit() {
+	journalctl -u $DEMO_UNIT -o json --no-pager 2>/dev/null | grep '"SYSLOG_IDENTIFIER":"brute-reportd"' |
+		grep '"MESSAGE_ID":"72daa15b2f794fafa7bedff6fcaee907"' | grep -q "\"BRUTE_UNIT\":\"$DEMO_UNIT\""
+}
+if wait_for 10 in_unit; then
+	ok "journalctl -u $DEMO_UNIT shows brute-reportd's attack entry (OBJECT_SYSTEMD_UNIT)"
+	diag "$(journalctl -u $DEMO_UNIT -o cat --no-pager SYSLOG_IDENTIFIER=brute-reportd | head -n 1)"
+else
+	not_ok "journalctl -u $DEMO_UNIT shows brute-reportd's attack entry (OBJECT_SYSTEMD_UNIT)" \
+		"$(journalctl -u brute-reportd -o export --no-pager MESSAGE_ID=72daa15b2f794fafa7bedff6fcaee907 | grep -E '^(OBJECT_|BRUTE_(UNIT|PID|EXE)=)' | tail -n 8)"
+fi
+# a service never went through a login: its audit IDs read "unset", not 4294967295
+ae=$(journalctl -u $DEMO_UNIT -o json --no-pager SYSLOG_IDENTIFIER=brute-reportd \
+	MESSAGE_ID=72daa15b2f794fafa7bedff6fcaee907 2>/dev/null | head -n 1)
+if echo "$ae" | grep -q '"BRUTE_AUID":"unset"' && echo "$ae" | grep -q '"BRUTE_SES":"unset"' &&
+	! echo "$ae" | grep -q 4294967295 && echo "$ae" | grep -q 'auid unset'; then
+	ok "the service's unset login uid and session read \"unset\" in the attack entry"
+else
+	not_ok "the service's unset login uid and session read \"unset\" in the attack entry" "$ae"
+fi
 if wait_for 10 grep -q 'brute force attack detected' "$SIEM_LOG"; then
 	ok "the SIEM (rsyslog on 127.0.0.1:6514) received the attack alert"
 else

@@ -19,6 +19,7 @@
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -868,12 +869,101 @@ static bool is_number(const char *s)
 	return true;
 }
 
+/* ---- brute-reportd's state file (brute-reportd(8): /run/brute-reportd/status) ---- */
+
+#define REPORTD_STATUS_PATH "/run/brute-reportd/status"
+
+static const char *const reportd_keys[] = {
+	"pid", "brute", "audit", "mode", "records", "incidents", "incidents_open", "attacks",
+	"alerts_queued", "alerts_dropped", "spooled", "lost", "problems",
+};
+#define N_REPORTD_KEYS (sizeof(reportd_keys) / sizeof(reportd_keys[0]))
+
+struct reportd_info {
+	int err;	/* 0, or why there is none (ENOENT: not running) */
+	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */
+	char vals[N_REPORTD_KEYS][32];
+};
+
+static void read_reportd(struct reportd_info *ri)
+{
+	char *path = sys_path(REPORTD_STATUS_PATH), line[256];
+	FILE *f = fopen(path, "re");
+
+	memset(ri, 0, sizeof(*ri));
+	free(path);
+	if (!f) {
+		ri->err = errno;
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+
+		if (line[0] == '#' || !eq)
+			continue;
+		*eq = '\0';
+		eq[1 + strcspn(eq + 1, "\n")] = '\0';
+		for (size_t i = 0; i < N_REPORTD_KEYS; i++)
+			if (!strcmp(line, reportd_keys[i]))
+				snprintf(ri->vals[i], sizeof(ri->vals[i]), "%s", eq + 1);
+	}
+	fclose(f);
+	if (is_number(ri->vals[0]) && !getenv("BRUTE_SYSFS_ROOT"))
+		ri->stale = kill((pid_t)strtol(ri->vals[0], NULL, 10), 0) < 0 && errno == ESRCH;
+}
+
+static const char *rv(const struct reportd_info *ri, const char *key)
+{
+	for (size_t i = 0; i < N_REPORTD_KEYS; i++)
+		if (!strcmp(reportd_keys[i], key))
+			return ri->vals[i][0] ? ri->vals[i] : "?";
+	return "?";
+}
+
+static void print_reportd(const struct reportd_info *ri, bool json)
+{
+	if (json) {
+		printf(",\"reportd\":");
+		if (ri->err) {
+			fputs("null", stdout);
+			return;
+		}
+		printf("{\"stale\":%s", ri->stale ? "true" : "false");
+		for (size_t i = 0; i < N_REPORTD_KEYS; i++) {
+			printf(",\"%s\":", reportd_keys[i]);
+			if (is_number(ri->vals[i]))
+				fputs(ri->vals[i], stdout);
+			else
+				put_json_str(stdout, ri->vals[i], strlen(ri->vals[i]));
+		}
+		putchar('}');
+		return;
+	}
+	if (ri->err == ENOENT) {
+		printf("reportd: not running (no " REPORTD_STATUS_PATH ")\n");
+		return;
+	}
+	if (ri->err) {
+		printf("reportd: unknown (%s: %s)\n", REPORTD_STATUS_PATH, strerror(ri->err));
+		return;
+	}
+	printf("reportd: %s pid %s: records %s, incidents %s (%s open), attacks %s, "
+	       "alerts queued %s, dropped %s, spooled %s, lost %s\n",
+	       ri->stale ? "STALE state file of" : "running,", rv(ri, "pid"), rv(ri, "records"),
+	       rv(ri, "incidents"), rv(ri, "incidents_open"), rv(ri, "attacks"),
+	       rv(ri, "alerts_queued"), rv(ri, "alerts_dropped"), rv(ri, "spooled"), rv(ri, "lost"));
+	printf("         its view: brute %s, audit %s, mode %s (%s problem%s)\n", rv(ri, "brute"),
+	       rv(ri, "audit"), rv(ri, "mode"), rv(ri, "problems"),
+	       !strcmp(rv(ri, "problems"), "1") ? "" : "s");
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char *lsm_path = sys_path(LSM_PATH), lsm[512], vals[N_TUNABLES][64];
 	int lsm_err, val_err[N_TUNABLES];
 	bool json = false, active = false;
 	struct audit_info ai;
+	struct reportd_info ri;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -903,6 +993,7 @@ static int cmd_status(int argc, char **argv)
 		free(path);
 	}
 	query_audit(&ai);
+	read_reportd(&ri);
 
 	if (json) {
 		printf("{\"active\":%s,\"lsm\":", active ? "true" : "false");
@@ -927,7 +1018,9 @@ static int cmd_status(int argc, char **argv)
 			else
 				put_json_str(stdout, vals[i], strlen(vals[i]));
 		}
-		printf("}}\n");
+		putchar('}');
+		print_reportd(&ri, true);
+		printf("}\n");
 	} else {
 		if (lsm_err)
 			printf("brute:   unknown (cannot read /sys/kernel/security/lsm: %s)\n",
@@ -959,6 +1052,7 @@ static int cmd_status(int argc, char **argv)
 			else
 				printf("  %-26s %s%s\n", tunables[i], vals[i], note);
 		}
+		print_reportd(&ri, false);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		err("writing the output: %s", strerror(errno));

@@ -324,7 +324,8 @@ EOF
 		printf '%s\n' "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 		printf '%s\n' "$out" | grep -q '^  ema_weight_numerator  *7$' &&
 		printf '%s\n' "$out" | grep -q '^  forget_time_s  *3600$' &&
-		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ]; then
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ] &&
+		printf '%s\n' "$out" | grep -q '^reportd: not running (no /run/brute-reportd/status)$'; then
 		ok "status: active, every tunable"
 	else
 		not_ok "status: active, every tunable" "exit $rc" "$out" "$errout"
@@ -341,6 +342,33 @@ EOF
 	else
 		not_ok "status: not active, tunables of an older kernel absent" "exit $rc" "$out" "$errout"
 	fi
+	# brute-reportd's counters beside the kernel's (its state file, brute-reportd(8))
+	mkdir -p "$root/run/brute-reportd"
+	cat >"$root/run/brute-reportd/status" <<EOF
+# brute-reportd(8) state
+version=1
+pid=4242
+brute=active
+audit=unknown
+mode=1
+problems=0
+records=12
+incidents=3
+incidents_open=1
+attacks=2
+alerts_queued=7
+alerts_dropped=1
+spooled=4
+lost=0
+EOF
+	run status
+	if [ "$rc" = 0 ] &&
+		printf '%s\n' "$out" | grep -q '^reportd: running, pid 4242: records 12, incidents 3 (1 open), attacks 2, alerts queued 7, dropped 1, spooled 4, lost 0$' &&
+		printf '%s\n' "$out" | grep -q '^ *its view: brute active, audit unknown, mode 1 (0 problems)$'; then
+		ok "status: brute-reportd's counters from its state file"
+	else
+		not_ok "status: brute-reportd's counters from its state file" "exit $rc" "$out" "$errout"
+	fi
 	run status --json
 	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
 import json, sys
@@ -349,7 +377,9 @@ assert d["active"] is False and d["lsm"] == "lockdown,capability", d
 t = d["tunables"]
 assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
 assert len(t) == 9, t
-assert "enabled" in d["audit"] or "error" in d["audit"], d' 2>"$tmp/py"; then
+assert "enabled" in d["audit"] or "error" in d["audit"], d
+r = d["reportd"]
+assert r["pid"] == 4242 and r["records"] == 12 and r["alerts_queued"] == 7 and r["audit"] == "unknown", r' 2>"$tmp/py"; then
 		ok "status --json"
 	else
 		not_ok "status --json" "exit $rc" "$out" "$(cat "$tmp/py")"

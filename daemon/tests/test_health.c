@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* health.c and status.c: the conditions that make the daemon useless, and what it publishes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests.h"
+#include "health.h"
+#include "status.h"
+
+/* A fake root: sys/kernel/security/lsm, proc/sys/kernel/brute/mode (NULL: absent). */
+static const char *fake_root(const char *lsm, const char *mode)
+{
+	const char *d = make_tmpdir();
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/security %s/proc/sys/kernel", d, d);
+	ck_assert_int_eq(system(path), 0);
+	if (lsm) {
+		snprintf(path, sizeof(path), "%s/sys/kernel/security/lsm", d);
+		ck_assert((f = fopen(path, "w")) != NULL);
+		fputs(lsm, f);
+		fclose(f);
+	}
+	if (mode) {
+		snprintf(path, sizeof(path), "%s/proc/sys/kernel/brute", d);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/proc/sys/kernel/brute/mode", d);
+		ck_assert((f = fopen(path, "w")) != NULL);
+		fprintf(f, "%s\n", mode);
+		fclose(f);
+	}
+	return d;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+START_TEST(test_probe)
+{
+	struct health h;
+	const char *d;
+
+	d = fake_root("lockdown,capability,landlock,yama,apparmor,brute", "2");
+	health_probe(d, AUDIT_ENABLED, 0, 8 << 20, 8 << 20, &h);
+	ck_assert_int_eq(h.brute, BRUTE_ACTIVE);
+	ck_assert_int_eq(h.mode, 2);
+	ck_assert_uint_eq(health_problems(&h), 0);
+	rm_rf(d);
+
+	/* "brute" only as a whole name of the list */
+	d = fake_root("capability,notbrute,brutex", NULL);
+	health_probe(d, AUDIT_ENABLED, 0, 0, 0, &h);
+	ck_assert_int_eq(h.brute, BRUTE_ABSENT);
+	ck_assert_int_eq(h.mode, -1);
+	ck_assert_uint_eq(health_problems(&h), 1);
+	rm_rf(d);
+
+	/* no securityfs and no sysctl: no Brute */
+	d = fake_root(NULL, NULL);
+	health_probe(d, AUDIT_UNKNOWN, EPERM, 0, 0, &h);
+	ck_assert_int_eq(h.brute, BRUTE_ABSENT);
+	rm_rf(d);
+
+	/* mode 0, audit disabled, a buffer capped at 208 KiB of 8 MiB: three problems */
+	d = fake_root("capability,brute", "0");
+	health_probe(d, AUDIT_DISABLED, 0, 212992, 8 << 20, &h);
+	ck_assert_int_eq(h.mode, 0);
+	ck_assert(health_rcvbuf_capped(&h));
+	ck_assert_uint_eq(health_problems(&h), 3);
+	rm_rf(d);
+
+	/* half of what was asked for is not "far below" */
+	h.rcvbuf = 4 << 20;
+	ck_assert(!health_rcvbuf_capped(&h));
+}
+END_TEST
+
+/* One clear line per condition at start, and when it changes; nothing while it stays. */
+START_TEST(test_log_changes)
+{
+	struct health a, b;
+	const char *d = fake_root("capability,brute", "0");
+	char *log;
+
+	health_probe(d, AUDIT_DISABLED, 0, 212992, 8 << 20, &a);
+	log_set_max_level(LOG_INFO);
+	stderr_capture_begin();
+	health_log_changes(NULL, &a);
+	log = stderr_capture_end();
+	ck_assert_int_eq(lines(log), 3);
+	ck_assert(strstr(log, "audit is disabled") != NULL);
+	ck_assert(strstr(log, "mode 0") != NULL);
+	ck_assert(strstr(log, "net.core.rmem_max") != NULL);
+	free(log);
+
+	stderr_capture_begin();
+	health_log_changes(&a, &a);
+	log = stderr_capture_end();
+	ck_assert_str_eq(log, "");
+	free(log);
+
+	/* mode 2 and audit on again: a line each */
+	b = a;
+	b.mode = 2;
+	b.audit = AUDIT_ENABLED;
+	stderr_capture_begin();
+	health_log_changes(&a, &b);
+	log = stderr_capture_end();
+	ck_assert_int_eq(lines(log), 2);
+	ck_assert(strstr(log, "mode 2 again") != NULL);
+	ck_assert(strstr(log, "audit is enabled again") != NULL);
+	free(log);
+
+	/* Brute gone (another kernel): said once */
+	b.brute = BRUTE_ABSENT;
+	b.rcvbuf = b.rcvbuf_want;
+	stderr_capture_begin();
+	health_log_changes(NULL, &b);
+	log = stderr_capture_end();
+	ck_assert_int_eq(lines(log), 1);
+	ck_assert(strstr(log, "Brute is not active") != NULL);
+	free(log);
+
+	/* all well at start: one summary line; audit unknown (no CAP_AUDIT_CONTROL) is said */
+	health_probe(d, AUDIT_UNKNOWN, EPERM, 8 << 20, 8 << 20, &b);
+	b.mode = 2;
+	stderr_capture_begin();
+	health_log_changes(NULL, &b);
+	log = stderr_capture_end();
+	ck_assert(strstr(log, "CAP_AUDIT_CONTROL") != NULL);
+	ck_assert(strstr(log, "brute active, audit unknown, mode 2") != NULL);
+	free(log);
+	log_set_max_level(LOG_WARNING);
+	rm_rf(d);
+}
+END_TEST
+
+START_TEST(test_status_file)
+{
+	const char *d = make_tmpdir();
+	struct status_counters c = { .records = 12, .incidents = 3, .open = 1, .attacks = 2,
+				     .entries = 9, .queued = 7, .dropped = 1, .spooled = 4, .lost = 5 };
+	struct health h = { .brute = BRUTE_ACTIVE, .audit = AUDIT_ENABLED, .mode = 2,
+			    .rcvbuf = 8 << 20, .rcvbuf_want = 8 << 20 };
+	char dir[512], path[600], text[512], *s;
+	struct stat st;
+
+	status_text(&h, &c, text, sizeof(text));
+	ck_assert_str_eq(text, "brute active, audit enabled, mode 2; records 12, incidents 3 (1 open), attacks 2, alerts queued 7, dropped 1, spooled 4, lost 5");
+	/* the directory is created; the file replaced whole */
+	snprintf(dir, sizeof(dir), "%s/run", d);
+	ck_assert_int_eq(status_write(dir, &h, &c, 42, 1700000000000000ull), 0);
+	c.records = 13;
+	h.mode = 0;
+	ck_assert_int_eq(status_write(dir, &h, &c, 42, 1700000000000000ull), 0);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0644);
+	s = read_file(path, NULL);
+	ck_assert(strstr(s, "\npid=42\n") != NULL);
+	ck_assert(strstr(s, "\nrecords=13\n") != NULL);
+	ck_assert(strstr(s, "\nmode=0\n") != NULL);
+	ck_assert(strstr(s, "\nproblems=1\n") != NULL);
+	ck_assert(strstr(s, "\nalerts_queued=7\nalerts_dropped=1\nspooled=4\nlost=5\n") != NULL);
+	free(s);
+	snprintf(path, sizeof(path), "%s/.status.tmp", dir);
+	ck_assert_int_eq(access(path, F_OK), -1);	/* no temporary left */
+	status_remove(dir);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	ck_assert_int_eq(access(path, F_OK), -1);
+
+	setenv("RUNTIME_DIRECTORY", "/run/x:/run/y", 1);
+	ck_assert_str_eq(status_dir(), "/run/x");
+	unsetenv("RUNTIME_DIRECTORY");
+	ck_assert_str_eq(status_dir(), "/run/brute-reportd");
+	rm_rf(d);
+}
+END_TEST
+
+Suite *health_suite(void)
+{
+	Suite *s = suite_create("health");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_probe);
+	tcase_add_test(tc, test_log_changes);
+	tcase_add_test(tc, test_status_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
