@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tls.h"
 #include "util.h"
 
 void config_defaults(struct brute_config *cfg)
@@ -171,8 +172,10 @@ static const char *p_siem_protocol(const char *v, struct brute_config *c)
 		c->fwd.protocol = SIEM_TCP;
 	else if (!strcmp(v, "json"))
 		c->fwd.protocol = SIEM_JSON;
+	else if (!strcmp(v, "tls"))
+		c->fwd.protocol = SIEM_TLS;
 	else
-		return "expected none, udp, tcp or json";
+		return "expected none, udp, tcp, tls or json";
 	return NULL;
 }
 
@@ -288,6 +291,42 @@ static const char *p_siem_max_message(const char *v, struct brute_config *c)
 	return e;
 }
 
+static const char *parse_path(const char *v, char *out, size_t size)
+{
+	if (v[0] != '/')
+		return "must be an absolute path";
+	if (strlen(v) >= size)
+		return "path too long";
+	snprintf(out, size, "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_tls_ca(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_ca, sizeof(c->fwd.tls_ca));
+}
+
+static const char *p_siem_tls_cert(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_cert, sizeof(c->fwd.tls_cert));
+}
+
+static const char *p_siem_tls_key(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_key, sizeof(c->fwd.tls_key));
+}
+
+static const char *p_siem_tls_name(const char *v, struct brute_config *c)
+{
+	if (strlen(v) >= sizeof(c->fwd.tls_name))
+		return "name too long";
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".-:_*", *p))
+			return "not a host name or IP address";
+	snprintf(c->fwd.tls_name, sizeof(c->fwd.tls_name), "%s", v);
+	return NULL;
+}
+
 static const char *p_spool_dir(const char *v, struct brute_config *c)
 {
 	if (v[0] != '/')
@@ -343,11 +382,25 @@ static const struct kw {
 	{ "siem_retry_max",		p_siem_retry_max },
 	{ "siem_max_message",		p_siem_max_message },
 	{ "siem_timeout",		p_siem_timeout },
+	{ "siem_tls_ca",		p_siem_tls_ca },
+	{ "siem_tls_cert",		p_siem_tls_cert },
+	{ "siem_tls_key",		p_siem_tls_key },
+	{ "siem_tls_name",		p_siem_tls_name },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },
 	{ "log_level",			p_log_level },
 };
+
+static size_t keyword_index(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keywords); i++)
+		if (!strcmp(keywords[i].name, key))
+			break;
+	return i;
+}
 
 static char *strip(char *s)
 {
@@ -382,9 +435,7 @@ static int parse_line(const char *name, unsigned lineno, char *line,
 	*eq = '\0';
 	key = strip(line);
 	value = strip(eq + 1);
-	for (i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (!strcmp(keywords[i].name, key))
-			break;
+	i = keyword_index(key);
 	if (i == ARRAY_SIZE(keywords)) {
 		log_error("%s:%u: unknown keyword \"%s\"", name, lineno, key);
 		return -EINVAL;
@@ -419,6 +470,21 @@ static int validate(const char *name, const struct brute_config *cfg)
 		log_error("%s: siem_retry_min is larger than siem_retry_max", name);
 		r = -EINVAL;
 	}
+	if (cfg->fwd.protocol == SIEM_TLS) {
+		/* the files are read now: a bad one is this file's error, not a later outage */
+		struct tls_ctx *ctx;
+		char err[768];
+
+		if (tls_ctx_new(cfg->fwd.tls_ca, cfg->fwd.tls_cert, cfg->fwd.tls_key, &ctx,
+				err, sizeof(err)) < 0) {
+			log_error("%s: %s", name, err);
+			r = -EINVAL;
+		}
+		tls_ctx_free(ctx);
+	} else if (cfg->fwd.tls_ca[0] || cfg->fwd.tls_cert[0] || cfg->fwd.tls_key[0] ||
+		   cfg->fwd.tls_name[0]) {
+		log_warning("%s: siem_tls_* settings apply only to siem_protocol = tls; ignored", name);
+	}
 	return r;
 }
 
@@ -446,6 +512,8 @@ static int parse_stream(const char *name, FILE *f, struct brute_config *cfg)
 		log_error("%s: read error: %m", name);
 		return -EIO;
 	}
+	if (tmp.fwd.protocol == SIEM_TLS && !(seen & (1ull << keyword_index("siem_port"))))
+		snprintf(tmp.fwd.port, sizeof(tmp.fwd.port), "6514");	/* RFC 5425 */
 	if (validate(name, &tmp) < 0)
 		errors++;
 	if (errors) {

@@ -3,6 +3,7 @@
  * forward.c - connection state machine, framing and acknowledgement.
  */
 #include "forward.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <linux/sockios.h>
@@ -20,8 +21,10 @@
 #define ACK_POLL_MS	20
 #define RESOLVE_POLL_MS	20
 #define RESOLVE_TIMEOUT_MS 5000
+#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
 
-enum fstate { F_DOWN, F_CONNECTING, F_UP };
+/* F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress */
+enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP };
 
 struct inflight {
 	uint64_t end_pos;	/* spool position after this message */
@@ -60,6 +63,9 @@ struct forward {
 	socklen_t addrlen;
 	int family;
 	bool have_addr;
+
+	struct tls_ctx *tls;		/* SIEM_TLS: credentials, loaded once */
+	struct tls_conn *tc;		/* SIEM_TLS: the session on fd */
 };
 
 struct resolve_req;
@@ -82,11 +88,22 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;
 	f->send_pos = spool_head(spool);
+	if (cfg->protocol == SIEM_TLS) {
+		char err[768];
+
+		if (tls_ctx_new(cfg->tls_ca, cfg->tls_cert, cfg->tls_key, &f->tls, err, sizeof(err)) < 0) {
+			log_error("SIEM receiver %s:%s (tls): %s", cfg->host, cfg->port, err);
+			free(f);
+			return NULL;
+		}
+	}
 	return f;
 }
 
 static void close_conn(struct forward *f)
 {
+	tls_conn_free(f->tc);
+	f->tc = NULL;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -109,21 +126,28 @@ void forward_free(struct forward *f)
 	resolve_collect(f);
 	sb_free(&f->cur);
 	sb_free(&f->scratch);
+	tls_ctx_free(f->tls);
 	free(f);
 }
 
-static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
+/* what failed and why, logged once per outage; then back off */
+static void fail_msg(struct forward *f, uint64_t now_ms, const char *what, const char *why)
 {
 	f->stats.failures++;
 	if (!f->outage_logged) {
 		log_warning("SIEM receiver %s:%s (%s): %s: %s; spooling, will retry",
 			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
-			    what, err ? strerror(err) : "connection closed");
+			    what, why);
 		f->outage_logged = true;
 	}
 	close_conn(f);
 	f->retry_at = now_ms + f->backoff;
 	f->backoff = f->backoff * 2 > f->cfg.retry_max_ms ? f->cfg.retry_max_ms : f->backoff * 2;
+}
+
+static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
+{
+	fail_msg(f, now_ms, what, err ? strerror(err) : "connection closed");
 }
 
 /* ---- name resolution, off the event loop ---- */
@@ -286,6 +310,45 @@ static void poll_resolve(struct forward *f, uint64_t now_ms)
 	resolve_free(q);
 }
 
+static void connected(struct forward *f, uint64_t now_ms);
+static void handshake(struct forward *f, uint64_t now_ms);
+
+/* TCP is up: TLS starts its handshake, the others are ready. */
+static void tcp_connected(struct forward *f, uint64_t now_ms)
+{
+	char err[768];
+
+	if (f->cfg.protocol != SIEM_TLS) {
+		connected(f, now_ms);
+		return;
+	}
+	if (tls_conn_new(f->tls, f->fd, f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host,
+			 &f->tc, err, sizeof(err)) < 0) {
+		fail_msg(f, now_ms, "TLS", err);
+		return;
+	}
+	f->state = F_HANDSHAKE;
+	handshake(f, now_ms);
+}
+
+/* One non-blocking step; bounded by siem_timeout from the start of the connect. */
+static void handshake(struct forward *f, uint64_t now_ms)
+{
+	uint64_t limit = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+	int r = tls_conn_handshake(f->tc);
+
+	if (r == 0) {
+		connected(f, now_ms);
+		return;
+	}
+	if (r != -EAGAIN) {
+		fail_msg(f, now_ms, "TLS handshake", tls_conn_error(f->tc));
+		return;
+	}
+	if (now_ms - f->progress_ms >= limit)
+		fail(f, now_ms, "TLS handshake", ETIMEDOUT);
+}
+
 static void connect_to(struct forward *f, uint64_t now_ms)
 {
 	int r, one = 1;
@@ -304,10 +367,11 @@ static void connect_to(struct forward *f, uint64_t now_ms)
 		fail(f, now_ms, "connect", errno);
 		return;
 	}
-	f->state = r < 0 ? F_CONNECTING : F_UP;
-	f->stats.connected = f->state == F_UP;
+	f->state = F_CONNECTING;
 	f->progress_ms = now_ms;
 	f->acked_bytes = 0;
+	if (r == 0)
+		tcp_connected(f, now_ms);
 }
 
 static void connected(struct forward *f, uint64_t now_ms)
@@ -393,6 +457,24 @@ static void pump(struct forward *f, uint64_t now_ms)
 			if (f->ring_n == INFLIGHT_MAX || !load_next(f))
 				return;
 		}
+		if (f->tc) {
+			n = tls_conn_send(f->tc, f->cur.buf + f->cur_off, f->cur.len - f->cur_off);
+			if (n == -EAGAIN) {
+				f->blocked = true;
+				return;
+			}
+			if (n < 0) {
+				fail_msg(f, now_ms, "send", tls_conn_error(f->tc));
+				return;
+			}
+			f->cur_off += (size_t)n;
+			/* what reached the socket, TLS records and all: SIOCOUTQ's unit */
+			f->written = tls_conn_wire_bytes(f->tc);
+			if (f->cur_off < f->cur.len)
+				continue;
+			f->stats.sent++;
+			goto sent;
+		}
 		n = send(f->fd, f->cur.buf + f->cur_off, f->cur.len - f->cur_off,
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
@@ -471,14 +553,28 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			fail(f, now_ms, "connect", err);
 			return;
 		}
-		connected(f, now_ms);
+		tcp_connected(f, now_ms);
+		revents = 0;
+		if (f->state != F_UP)
+			return;
+	}
+	if (f->state == F_HANDSHAKE) {
+		handshake(f, now_ms);	/* -EAGAIN at once if nothing came: checks the time */
+		if (f->state != F_UP)
+			return;
 		revents = 0;
 	}
 	if (f->state == F_UP && f->stats.connected && f->outage_logged)
 		connected(f, now_ms);
 
-	/* the receiver never talks; readable means closed or error */
-	if (revents & (POLLIN | POLLERR | POLLHUP)) {
+	/* the receiver never talks; readable means closed or error (TLS: or a
+	 * post-handshake message such as a TLS 1.3 session ticket, discarded) */
+	if (f->tc && (revents & (POLLIN | POLLERR | POLLHUP))) {
+		if (tls_conn_drain(f->tc) < 0) {
+			fail_msg(f, now_ms, "receive", tls_conn_error(f->tc));
+			return;
+		}
+	} else if (revents & (POLLIN | POLLERR | POLLHUP)) {
 		char buf[512];
 		ssize_t n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
@@ -508,7 +604,11 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 	if (f->fd < 0)
 		return false;
 	pfd->fd = f->fd;
-	pfd->events = f->state == F_CONNECTING ? POLLOUT : (short)(POLLIN | (f->blocked ? POLLOUT : 0));
+	if (f->state == F_HANDSHAKE)
+		pfd->events = tls_conn_events(f->tc);
+	else
+		pfd->events = f->state == F_CONNECTING ? POLLOUT :
+			      (short)(POLLIN | (f->blocked ? POLLOUT : 0));
 	pfd->revents = 0;
 	return true;
 }
@@ -521,6 +621,8 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if (f->state == F_HANDSHAKE)
+		return f->progress_ms + (f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS);
 	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)
 		return f->progress_ms + f->cfg.timeout_ms;
 	return UINT64_MAX;

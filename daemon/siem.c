@@ -17,6 +17,8 @@ const char *siem_protocol_name(enum siem_protocol p)
 	case SIEM_UDP:	return "udp";
 	case SIEM_TCP:	return "tcp";
 	case SIEM_JSON:	return "json";
+	case SIEM_TLS:	return "tls";
+	case SIEM_RELP:	return "relp";
 	default:	return "none";
 	}
 }
@@ -331,10 +333,10 @@ int siem_format_wire(enum siem_protocol p, const struct entry *e,
 	struct strbuf msg = STRBUF_INIT;
 	int r;
 
-	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON)
+	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON && p != SIEM_TLS && p != SIEM_RELP)
 		return -EINVAL;
 	r = format_capped(p, e, f, &msg);
-	if (r == 0 && p == SIEM_TCP)
+	if (r == 0 && (p == SIEM_TCP || p == SIEM_TLS))
 		r = sb_printf(out, "%zu ", msg.len);
 	if (r == 0)
 		r = sb_put(out, msg.buf, msg.len);
