@@ -353,7 +353,9 @@ START_TEST(test_tls_client_certificate)
 	log = stderr_capture_end();
 	ck_assert_int_ge(rv.handshakes_failed, 1);
 	ck_assert_int_eq(rv.handshakes_ok, 0);
-	ck_assert(!forward_idle(f));
+	/* no assertion on the spool here: with TLS 1.3 and no client certificate
+	 * configured, the client's handshake ends before the server refuses, and
+	 * what was written meanwhile may be taken by its TCP stack (man page) */
 	ck_assert_msg(strstr(log, "(tls)") != NULL, "log: %s", log);
 	free(log);
 	forward_free(f);
