@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "relp.h"
 #include "tls.h"
 #include "util.h"
 
@@ -31,6 +32,7 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.facility = LOG_AUTHPRIV;
 	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
 	cfg->fwd.timeout_ms = 30000;
+	cfg->fwd.relp_window = RELP_WINDOW_DEFAULT;
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
 	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
@@ -174,8 +176,10 @@ static const char *p_siem_protocol(const char *v, struct brute_config *c)
 		c->fwd.protocol = SIEM_JSON;
 	else if (!strcmp(v, "tls"))
 		c->fwd.protocol = SIEM_TLS;
+	else if (!strcmp(v, "relp"))
+		c->fwd.protocol = SIEM_RELP;
 	else
-		return "expected none, udp, tcp, tls or json";
+		return "expected none, udp, tcp, tls, relp or json";
 	return NULL;
 }
 
@@ -327,6 +331,16 @@ static const char *p_siem_tls_name(const char *v, struct brute_config *c)
 	return NULL;
 }
 
+static const char *p_siem_relp_window(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 2, 1000, &n);
+
+	if (!e)
+		c->fwd.relp_window = (unsigned)n;
+	return e;
+}
+
 static const char *p_spool_dir(const char *v, struct brute_config *c)
 {
 	if (v[0] != '/')
@@ -386,6 +400,7 @@ static const struct kw {
 	{ "siem_tls_cert",		p_siem_tls_cert },
 	{ "siem_tls_key",		p_siem_tls_key },
 	{ "siem_tls_name",		p_siem_tls_name },
+	{ "siem_relp_window",		p_siem_relp_window },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },

@@ -3,6 +3,7 @@
  * forward.c - connection state machine, framing and acknowledgement.
  */
 #include "forward.h"
+#include "relp.h"
 #include "tls.h"
 
 #include <errno.h>
@@ -66,6 +67,7 @@ struct forward {
 
 	struct tls_ctx *tls;		/* SIEM_TLS: credentials, loaded once */
 	struct tls_conn *tc;		/* SIEM_TLS: the session on fd */
+	struct relp *relp;		/* SIEM_RELP: the session thread; fd is its eventfd */
 };
 
 struct resolve_req;
@@ -88,6 +90,8 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;
 	f->send_pos = spool_head(spool);
+	if (!f->cfg.relp_window)
+		f->cfg.relp_window = RELP_WINDOW_DEFAULT;
 	if (cfg->protocol == SIEM_TLS) {
 		char err[768];
 
@@ -104,6 +108,11 @@ static void close_conn(struct forward *f)
 {
 	tls_conn_free(f->tc);
 	f->tc = NULL;
+	if (f->relp) {
+		relp_free(f->relp);	/* owns fd */
+		f->relp = NULL;
+		f->fd = -1;
+	}
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -256,6 +265,23 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct resolve_req *q;
 
+	if (f->cfg.protocol == SIEM_RELP) {
+		/* librelp resolves, connects and opens the session in its own thread */
+		uint64_t t = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+
+		f->relp = relp_new(f->cfg.host, f->cfg.port, (unsigned)((t + 999) / 1000),
+				   f->cfg.relp_window);
+		if (!f->relp) {
+			fail(f, now_ms, "RELP session", ENOMEM);
+			return;
+		}
+		f->stats.connects++;
+		f->fd = relp_fd(f->relp);
+		f->state = F_UP;
+		f->progress_ms = now_ms;
+		return;
+	}
+
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = f->cfg.protocol == SIEM_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
@@ -387,12 +413,43 @@ static void connected(struct forward *f, uint64_t now_ms)
 	f->outage_logged = false;
 }
 
+/* RELP: messages the receiver acknowledged leave the spool; a broken session is a failure. */
+static void check_relp(struct forward *f, uint64_t now_ms)
+{
+	uint64_t acked;
+	bool up;
+	char err[512];
+
+	if (!relp_collect(f->relp, &acked, &up, err, sizeof(err))) {
+		fail_msg(f, now_ms, "RELP", err);
+		return;
+	}
+	if (up && !f->stats.connected) {
+		f->stats.connected = true;
+		connected(f, now_ms);
+	}
+	while (f->ring_n && f->ring[f->ring_start].end_pos <= acked) {
+		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
+		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
+		f->ring_n--;
+		f->stats.acked++;
+		f->progress_ms = now_ms;
+		f->backoff = f->cfg.retry_min_ms;
+	}
+	if (!f->ring_n)
+		f->progress_ms = now_ms;
+}
+
 /* Drop acknowledged messages from the spool. */
 static void check_acks(struct forward *f, uint64_t now_ms)
 {
 	uint64_t acked = f->written;
 	int outq = 0;
 
+	if (f->relp) {
+		check_relp(f, now_ms);
+		return;
+	}
 	if (f->ring_n == 0 && f->cur_off == 0)
 		return;
 	if (f->cfg.protocol != SIEM_UDP) {
@@ -456,6 +513,19 @@ static void pump(struct forward *f, uint64_t now_ms)
 		if (f->cur.len == 0) {
 			if (f->ring_n == INFLIGHT_MAX || !load_next(f))
 				return;
+		}
+		if (f->relp) {
+			int r = relp_send(f->relp, f->cur.buf, f->cur.len, f->cur_end_pos);
+
+			if (r == -EAGAIN)
+				return;		/* queue full: the session thread wakes us */
+			if (r < 0) {
+				fail(f, now_ms, "RELP queue", -r);
+				return;
+			}
+			f->cur_off = f->cur.len;
+			f->stats.sent++;
+			goto sent;
 		}
 		if (f->tc) {
 			n = tls_conn_send(f->tc, f->cur.buf + f->cur_off, f->cur.len - f->cur_off);
@@ -569,7 +639,9 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 
 	/* the receiver never talks; readable means closed or error (TLS: or a
 	 * post-handshake message such as a TLS 1.3 session ticket, discarded) */
-	if (f->tc && (revents & (POLLIN | POLLERR | POLLHUP))) {
+	if (f->relp) {
+		/* the eventfd: progress is collected by check_acks() */
+	} else if (f->tc && (revents & (POLLIN | POLLERR | POLLHUP))) {
 		if (tls_conn_drain(f->tc) < 0) {
 			fail_msg(f, now_ms, "receive", tls_conn_error(f->tc));
 			return;
@@ -589,7 +661,10 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 	if (f->state == F_UP)
 		check_acks(f, now_ms);
 	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
-	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
+	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP && f->relp &&
+	    (f->ring_n || f->cur.len) && !f->stats.connected) {
+		/* still connecting: librelp bounds that by the same timeout */
+	} else if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
 	    (f->ring_n || f->cur.len) && now_ms - f->progress_ms >= f->cfg.timeout_ms) {
 		f->stats.stalls++;
 		log_warning("SIEM receiver %s:%s (%s) took nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting",

@@ -38,6 +38,7 @@ struct forward_config {
 	 * the name the server certificate must carry ("": host) */
 	char tls_ca[PATH_MAX], tls_cert[PATH_MAX], tls_key[PATH_MAX];
 	char tls_name[256];
+	unsigned relp_window;	/* SIEM_RELP: messages sent before waiting for acknowledgements */
 };
 
 struct forward_stats {

@@ -229,7 +229,7 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	       a->facility == b->facility && a->max_message == b->max_message &&
 	       a->timeout_ms == b->timeout_ms && !strcmp(a->tls_ca, b->tls_ca) &&
 	       !strcmp(a->tls_cert, b->tls_cert) && !strcmp(a->tls_key, b->tls_key) &&
-	       !strcmp(a->tls_name, b->tls_name);
+	       !strcmp(a->tls_name, b->tls_name) && a->relp_window == b->relp_window;
 }
 
 static int setup_siem(struct daemon *d)

@@ -19,6 +19,7 @@ Suite *siem_suite(void);
 Suite *spool_suite(void);
 Suite *forward_suite(void);
 Suite *tls_suite(void);
+Suite *relp_suite(void);
 Suite *config_suite(void);
 Suite *daemon_suite(void);
 
