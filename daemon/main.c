@@ -451,6 +451,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			sd_notify(0, "WATCHDOG=1");
 			d->watchdog_next = now + d->watchdog_ms;
 		}
+		output_flush(&d->out);
 		if (input_eof)
 			break;
 

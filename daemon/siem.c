@@ -30,8 +30,18 @@ int siem_escape_sd_value(struct strbuf *out, const char *value)
 	const unsigned char *p = (const unsigned char *)value;
 
 	while (*p) {
-		size_t n = utf8_valid(p);
+		const unsigned char *q = p;
+		size_t n;
 
+		/* a run of plain ASCII needing no escape: at once */
+		while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != ']')
+			q++;
+		if (q > p) {
+			sb_put(out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		n = utf8_valid(p);
 		if (n == 0) {
 			sb_puts(out, "\xef\xbf\xbd");
 			p++;
