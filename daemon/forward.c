@@ -420,11 +420,9 @@ static void check_relp(struct forward *f, uint64_t now_ms)
 	bool up;
 	char err[512];
 
-	if (!relp_collect(f->relp, &acked, &up, err, sizeof(err))) {
-		fail_msg(f, now_ms, "RELP", err);
-		return;
-	}
-	if (up && !f->stats.connected) {
+	bool ok = relp_collect(f->relp, &acked, &up, err, sizeof(err));
+
+	if (ok && up && !f->stats.connected) {
 		f->stats.connected = true;
 		connected(f, now_ms);
 	}
@@ -438,6 +436,9 @@ static void check_relp(struct forward *f, uint64_t now_ms)
 	}
 	if (!f->ring_n)
 		f->progress_ms = now_ms;
+	/* what was acknowledged before the session broke is applied first (above) */
+	if (!ok)
+		fail_msg(f, now_ms, "RELP", err);
 }
 
 /* Drop acknowledged messages from the spool. */
