@@ -485,7 +485,7 @@ static int validate(const char *name, const struct brute_config *cfg)
 		log_error("%s: siem_retry_min is larger than siem_retry_max", name);
 		r = -EINVAL;
 	}
-	if (cfg->fwd.protocol == SIEM_TLS) {
+	if (cfg->fwd.protocol == SIEM_TLS || (cfg->fwd.protocol == SIEM_RELP && cfg->fwd.tls_ca[0])) {
 		/* the files are read now: a bad one is this file's error, not a later outage */
 		struct tls_ctx *ctx;
 		char err[768];
@@ -498,7 +498,7 @@ static int validate(const char *name, const struct brute_config *cfg)
 		tls_ctx_free(ctx);
 	} else if (cfg->fwd.tls_ca[0] || cfg->fwd.tls_cert[0] || cfg->fwd.tls_key[0] ||
 		   cfg->fwd.tls_name[0]) {
-		log_warning("%s: siem_tls_* settings apply only to siem_protocol = tls; ignored", name);
+		log_warning("%s: siem_tls_* settings apply only to siem_protocol = tls or relp (with siem_tls_ca); ignored", name);
 	}
 	return r;
 }

@@ -269,8 +269,11 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 		/* librelp resolves, connects and opens the session in its own thread */
 		uint64_t t = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
 
+		struct relp_tls tls = { f->cfg.tls_ca, f->cfg.tls_cert, f->cfg.tls_key,
+					f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host };
+
 		f->relp = relp_new(f->cfg.host, f->cfg.port, (unsigned)((t + 999) / 1000),
-				   f->cfg.relp_window);
+				   f->cfg.relp_window, &tls);
 		if (!f->relp) {
 			fail(f, now_ms, "RELP session", ENOMEM);
 			return;

@@ -34,6 +34,7 @@ struct relp {
 	int efd;
 	char host[256], port[16];
 	unsigned timeout_s, window;
+	char *tls_ca, *tls_cert, *tls_key, *tls_name;	/* NULL: no TLS / no client certificate */
 
 	/* under lock */
 	struct item q[QUEUE_MAX];
@@ -95,6 +96,43 @@ static void set_failed(struct relp *r, const char *what, relpRetVal code)
 	else
 		snprintf(r->err, sizeof(r->err), "%s: librelp error %d", what, (int)code);
 	r->failed = true;
+}
+
+/* RELP over TLS: the server's certificate chains to the CA and carries the expected name. */
+static relpRetVal set_tls(struct relp *r, relpClt_t *clt)
+{
+	relpRetVal ret = relpCltEnableTLS(clt);
+
+	if (ret == RELP_RET_OK)
+		ret = relpCltSetCACert(clt, r->tls_ca);
+	if (ret == RELP_RET_OK && r->tls_cert)
+		ret = relpCltSetOwnCert(clt, r->tls_cert);
+	if (ret == RELP_RET_OK && r->tls_key)
+		ret = relpCltSetPrivKey(clt, r->tls_key);
+	if (ret == RELP_RET_OK)
+		ret = relpCltSetAuthMode(clt, (char *)"name");
+	if (ret == RELP_RET_OK)
+		ret = relpCltAddPermittedPeer(clt, r->tls_name);
+	return ret;
+}
+
+static void free_relp(struct relp *r)
+{
+	for (uint64_t i = r->q_head; i < r->q_tail; i++)
+		free(r->q[i % QUEUE_MAX].msg);
+	close(r->efd);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	free(r->tls_ca);
+	free(r->tls_cert);
+	free(r->tls_key);
+	free(r->tls_name);
+	free(r);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
 }
 
 static void deadline_in(struct timespec *ts, unsigned ms)
@@ -167,6 +205,10 @@ static void *relp_main(void *arg)
 				relpCltSetConnTimeout(clt, (int)r->timeout_s);
 				relpCltSetWindowSize(clt, (int)r->window);
 				relpCltSetUsrPtr(clt, r);
+				if (r->tls_ca)
+					ret = set_tls(r, clt);
+			}
+			if (ret == RELP_RET_OK) {
 				ret = relpCltConnect(clt, 0, (unsigned char *)r->port, (unsigned char *)r->host);
 			}
 			pthread_mutex_lock(&r->lock);
@@ -206,18 +248,13 @@ out:
 		relpEngineCltDestruct(eng, &clt);
 	if (eng)
 		relpEngineDestruct(&eng);
-	if (orphan) {	/* relp_free() already left: the thread owns r */
-		for (uint64_t i = r->q_head; i < r->q_tail; i++)
-			free(r->q[i % QUEUE_MAX].msg);
-		close(r->efd);
-		pthread_cond_destroy(&r->cond);
-		pthread_mutex_destroy(&r->lock);
-		free(r);
-	}
+	if (orphan)	/* relp_free() already left: the thread owns r */
+		free_relp(r);
 	return NULL;
 }
 
-struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, unsigned window)
+struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, unsigned window,
+		      const struct relp_tls *tls)
 {
 	struct relp *r = calloc(1, sizeof(*r));
 	pthread_attr_t attr;
@@ -235,6 +272,21 @@ struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, un
 	snprintf(r->port, sizeof(r->port), "%s", port);
 	r->timeout_s = timeout_s ? timeout_s : 1;
 	r->window = window >= 2 ? window : 2;	/* librelp takes 2 or more */
+	if (tls && tls->ca && *tls->ca) {
+		r->tls_ca = strdup(tls->ca);
+		r->tls_cert = dup_or_null(tls->cert);
+		r->tls_key = dup_or_null(tls->key);
+		r->tls_name = strdup(tls->name && *tls->name ? tls->name : host);
+		if (!r->tls_ca || !r->tls_name) {
+			free(r->tls_ca);
+			free(r->tls_cert);
+			free(r->tls_key);
+			free(r->tls_name);
+			close(r->efd);
+			free(r);
+			return NULL;
+		}
+	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	pthread_attr_init(&attr);
@@ -246,10 +298,7 @@ struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, un
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (e) {
-		close(r->efd);
-		pthread_cond_destroy(&r->cond);
-		pthread_mutex_destroy(&r->lock);
-		free(r);
+		free_relp(r);
 		return NULL;
 	}
 	return r;
@@ -269,12 +318,7 @@ void relp_free(struct relp *r)
 	pthread_mutex_unlock(&r->lock);
 	if (!done)
 		return;		/* the (detached) thread frees r when its librelp call returns */
-	for (uint64_t i = r->q_head; i < r->q_tail; i++)
-		free(r->q[i % QUEUE_MAX].msg);
-	close(r->efd);
-	pthread_cond_destroy(&r->cond);
-	pthread_mutex_destroy(&r->lock);
-	free(r);
+	free_relp(r);
 }
 
 int relp_fd(const struct relp *r)

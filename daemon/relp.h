@@ -32,8 +32,15 @@
 
 struct relp;
 
+struct relp_tls {
+	const char *ca;		/* NULL or "": plain RELP; else TLS, the server verified */
+	const char *cert, *key;	/* optional client certificate */
+	const char *name;	/* the name the server certificate must carry */
+};
+
 /* Starts the session thread (it connects); NULL on ENOMEM/thread failure. */
-struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, unsigned window);
+struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, unsigned window,
+		      const struct relp_tls *tls);
 /* Stops it: the thread finishes on its own (a blocked librelp call ends at its timeout). */
 void relp_free(struct relp *r);
 

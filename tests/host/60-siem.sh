@@ -113,10 +113,10 @@ fi
 # collector's imtcp/gtls input: the collector's certificate verified against the CA and the
 # name collector.example.org, the relay's certificate as client certificate (the collector
 # demands one); then a CA that did not sign the collector: refused, nothing arrives, spooled.
-forward_tls() { # PORT NAME CA
+forward_tls() { # PORT NAME CA [PROTOCOL]
 	mkdir -p "$T/spool-tls-$2"
-	printf 'journal = no\nsiem_protocol = tls\nsiem_host = 127.0.0.1\nsiem_port = %s\nsiem_tls_name = %s\nsiem_tls_ca = %s\nsiem_tls_cert = %s\nsiem_tls_key = %s\nspool_dir = %s\nsiem_retry_min = 1\n' \
-		"$1" "$2" "$3" "$c/relay.pem" "$c/relay.key" "$T/spool-tls-$2" >"$T/reportd-tls-$2.conf"
+	printf 'journal = no\nsiem_protocol = %s\nsiem_host = 127.0.0.1\nsiem_port = %s\nsiem_tls_name = %s\nsiem_tls_ca = %s\nsiem_tls_cert = %s\nsiem_tls_key = %s\nspool_dir = %s\nsiem_retry_min = 1\n' \
+		"${4:-tls}" "$1" "$2" "$3" "$c/relay.pem" "$c/relay.key" "$T/spool-tls-$2" >"$T/reportd-tls-$2.conf"
 	chmod 600 "$T/reportd-tls-$2.conf"
 	"$top/daemon/brute-reportd" -c "$T/reportd-tls-$2.conf" -i "$fixture" --forward -o none
 }
@@ -138,3 +138,17 @@ esac
 [ -s "$T/spool-tls-wrong.example.org/spool" ] &&
 	ok "the refused alerts stay in brute-reportd's spool" ||
 	not_ok "the refused alerts stay in brute-reportd's spool" "$(ls -l "$T/spool-tls-wrong.example.org")"
+
+# brute-reportd over RELP with TLS (siem_protocol = relp, siem_tls_ca set) straight to the
+# collector's imrelp input: the alerts arrive, and the spool is empty (each acknowledged).
+rm -rf "$T/spool-tls-collector.example.org"
+if out=$(forward_tls $RELP collector.example.org "$c/ca.pem" relp 2>&1); then
+	if waitfor at_least $((4 * n)); then sleep 1; fi
+	same "brute-reportd over RELP+TLS: the same $n alerts reached the collector's imrelp input" \
+		"$((4 * n))" "$(n_alerts)"
+	# the spool file holds a 32-byte header once everything was acknowledged
+	size=$(stat -c %s "$T/spool-tls-collector.example.org/spool" 2>/dev/null || echo missing)
+	same "every RELP alert acknowledged: the spool holds its header only" 32 "$size"
+else
+	not_ok "brute-reportd over RELP+TLS to the collector" "$out"
+fi
