@@ -57,7 +57,12 @@ listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
 collector_start() {
 	rsyslogd -n -f $C/r.conf -i $C/pid >>$C/log 2>&1 &
 	echo $! >$C/rsyslogd.pid
-	wait_for 20 listening $TLS_PORT && wait_for 20 listening $RELP_PORT
+	wait_for 60 listening $TLS_PORT && wait_for 30 listening $RELP_PORT
+}
+collector_diag() {
+	echo "rsyslogd: $(tail -n 8 $C/log $C/internal.log 2>&1)"
+	ps -eo pid,stat,etime,args | grep '[r]syslogd'
+	ss -Hltn
 }
 spool_empty() { [ "$(stat -c %s $SPOOL 2>/dev/null)" = 32 ]; }
 
@@ -80,13 +85,14 @@ mkdir -p $PKI $C /var/log/brute
 chmod 644 $PKI/*.pem $PKI/*.key
 sed -e "s|port=\"6514\"|port=\"$TLS_PORT\"|" -e "s|port=\"2514\"|port=\"$RELP_PORT\"|" \
 	/data/siem/brute-collector.conf >$C/collector.conf
-printf 'global(workDirectory="%s")\n' $C | cat - $C/collector.conf >$C/r.conf
+# rsyslogd's own messages (the default ruleset) into a file of its own, for diagnostics
+printf 'global(workDirectory="%s")\nsyslog.* %s/internal.log\n' $C $C | cat - $C/collector.conf >$C/r.conf
 rm -f $ALERTS
 check "rsyslogd -N1 accepts siem/rsyslog/brute-collector.conf" rsyslogd -N1 -f $C/r.conf
 if collector_start; then
 	ok "the collector listens: syslog TLS on $TLS_PORT, RELP over TLS on $RELP_PORT"
 else
-	not_ok "the collector listens" "$(tail -n 10 $C/log)"
+	not_ok "the collector listens" "$(collector_diag)"
 	exit 0
 fi
 
@@ -157,7 +163,7 @@ if [ -n "$h" ] && wait_for 20 has_alert "$h" && wait_for 10 spool_empty; then
 	n=$(alert_lines | grep -c " hierarchy=\"$h\"")
 	ok "RELP, collector back: the alert of attack $h arrived ($n line(s)), the spool is empty"
 else
-	not_ok "RELP, collector back: the alert of attack '$h' arrived" "$(tail -n 5 $C/log)" "$(unit_diag)"
+	not_ok "RELP, collector back: the alert of attack '$h' arrived" "$(collector_diag)" "$(unit_diag)"
 fi
 [ "$(systemctl show -p NRestarts --value brute-reportd)" = 0 ] &&
 	ok "brute-reportd ran throughout (no restart)" ||
