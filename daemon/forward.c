@@ -23,6 +23,7 @@
 #define RESOLVE_POLL_MS	20
 #define RESOLVE_TIMEOUT_MS 5000
 #define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
+#define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
 
 /* F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress */
 enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP };
@@ -67,6 +68,8 @@ struct forward {
 
 	struct tls_ctx *tls;		/* SIEM_TLS: credentials, loaded once */
 	struct tls_conn *tc;		/* SIEM_TLS: the session on fd */
+	bool tls_waiting;		/* TLS 1.3 handshake done, the server not heard from yet */
+	uint64_t tls_rx, tls_word_deadline;
 	struct relp *relp;		/* SIEM_RELP: the session thread; fd is its eventfd */
 };
 
@@ -108,6 +111,7 @@ static void close_conn(struct forward *f)
 {
 	tls_conn_free(f->tc);
 	f->tc = NULL;
+	f->tls_waiting = false;
 	if (f->relp) {
 		relp_free(f->relp);	/* owns fd */
 		f->relp = NULL;
@@ -360,12 +364,46 @@ static void tcp_connected(struct forward *f, uint64_t now_ms)
 	handshake(f, now_ms);
 }
 
+/*
+ * TLS 1.3: the client's handshake ends before the server has checked what
+ * the client sent last (its certificate, if the server asks for one), so a
+ * server that refuses us does so after we would have started writing
+ * entries, which its TCP stack takes and acknowledges: lost.  So wait for
+ * the server's first word after the handshake (a session ticket, which
+ * GnuTLS and OpenSSL servers send once they accepted the client; or the
+ * refusal), for up to TLS13_WORD_MS; a server that sends no ticket costs
+ * that delay once per connection.
+ */
+static void await_first_word(struct forward *f, uint64_t now_ms)
+{
+	if (tls_conn_drain(f->tc) < 0) {
+		fail_msg(f, now_ms, "TLS handshake", tls_conn_error(f->tc));
+		return;
+	}
+	if (tls_conn_rx_bytes(f->tc) > f->tls_rx || now_ms >= f->tls_word_deadline) {
+		f->tls_waiting = false;
+		connected(f, now_ms);
+	}
+}
+
 /* One non-blocking step; bounded by siem_timeout from the start of the connect. */
 static void handshake(struct forward *f, uint64_t now_ms)
 {
 	uint64_t limit = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
-	int r = tls_conn_handshake(f->tc);
+	int r;
 
+	if (f->tls_waiting) {
+		await_first_word(f, now_ms);
+		return;
+	}
+	r = tls_conn_handshake(f->tc);
+	if (r == 0 && tls_conn_is_tls13(f->tc)) {
+		f->tls_waiting = true;
+		f->tls_rx = tls_conn_rx_bytes(f->tc);
+		f->tls_word_deadline = now_ms + TLS13_WORD_MS;
+		await_first_word(f, now_ms);
+		return;
+	}
 	if (r == 0) {
 		connected(f, now_ms);
 		return;
@@ -684,7 +722,7 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 		return false;
 	pfd->fd = f->fd;
 	if (f->state == F_HANDSHAKE)
-		pfd->events = tls_conn_events(f->tc);
+		pfd->events = f->tls_waiting ? POLLIN : tls_conn_events(f->tc);
 	else
 		pfd->events = f->state == F_CONNECTING ? POLLOUT :
 			      (short)(POLLIN | (f->blocked ? POLLOUT : 0));
@@ -700,6 +738,8 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if (f->state == F_HANDSHAKE && f->tls_waiting)
+		return f->tls_word_deadline;
 	if (f->state == F_HANDSHAKE)
 		return f->progress_ms + (f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS);
 	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)

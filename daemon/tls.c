@@ -33,6 +33,7 @@ struct tls_conn {
 	gnutls_session_t s;
 	int fd;
 	uint64_t wire;		/* bytes written to the socket */
+	uint64_t rx;		/* bytes read from it */
 	char err[512];
 };
 
@@ -106,6 +107,8 @@ static ssize_t pull(gnutls_transport_ptr_t p, void *buf, size_t len)
 
 	if (n < 0)
 		gnutls_transport_set_errno(c->s, errno == EWOULDBLOCK ? EAGAIN : errno);
+	else
+		c->rx += (uint64_t)n;
 	return n;
 }
 
@@ -245,6 +248,16 @@ int tls_conn_drain(struct tls_conn *c)
 uint64_t tls_conn_wire_bytes(const struct tls_conn *c)
 {
 	return c->wire;
+}
+
+uint64_t tls_conn_rx_bytes(const struct tls_conn *c)
+{
+	return c->rx;
+}
+
+bool tls_conn_is_tls13(const struct tls_conn *c)
+{
+	return gnutls_protocol_get_version(c->s) == GNUTLS_TLS1_3;
 }
 
 const char *tls_conn_error(const struct tls_conn *c)

@@ -16,6 +16,7 @@
 #ifndef BRUTE_TLS_H
 #define BRUTE_TLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -45,6 +46,11 @@ ssize_t tls_conn_send(struct tls_conn *c, const void *buf, size_t len);
  * (closed by the server), other negative: error. */
 int tls_conn_drain(struct tls_conn *c);
 uint64_t tls_conn_wire_bytes(const struct tls_conn *c);
+/* Bytes read from the socket so far (handshake included). */
+uint64_t tls_conn_rx_bytes(const struct tls_conn *c);
+/* The handshake negotiated TLS 1.3 (the server checks a client's certificate after the
+ * client's handshake is complete: see the forwarder's wait for the server's first word). */
+bool tls_conn_is_tls13(const struct tls_conn *c);
 const char *tls_conn_error(const struct tls_conn *c);
 
 #endif
