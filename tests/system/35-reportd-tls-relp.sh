@@ -47,10 +47,14 @@ last_hier() {
 	grep -aE "^type=(UNKNOWN\[$ATTACK\]|BRUTE_ATTACK) " $AUDIT_LOG | tail -n 1 |
 		sed -n 's/.* brute_hierarchy=\([0-9]*\).*/\1/p'
 }
-# a real fork attack (uid 1000, killed by Brute): prints the attack's hierarchy
+# a real fork attack (uid 1000, killed by Brute): prints the attack's hierarchy.  A copy of
+# the attacker of its own: each attacker root starts and Brute kills counts against root's
+# execution of that program (the v2 exec model), and 30-reportd's two attacks plus these
+# three would make it an exec attack by root, whose kill takes this script's shell along.
+cp $st/attacker /tmp/attacker35
 attack() {
 	a0=$(n_attacks)
-	$st/attacker -u 1000 -s fork 12 >/tmp/attack.out 2>&1
+	/tmp/attacker35 -u 1000 -s fork 12 >/tmp/attack.out 2>&1
 	wait_for 10 logged $((a0 + 1)) && last_hier
 }
 listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
@@ -173,4 +177,5 @@ fi
 [ -f /run/reportd.conf.orig35 ] && cp -p /run/reportd.conf.orig35 /etc/brute/reportd.conf
 systemctl --no-block stop brute-reportd.service
 kill "$(cat $C/rsyslogd.pid)" 2>/dev/null
+rm -f /tmp/attacker35
 exit 0
