@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "relp.h"
+#include "tls.h"
 #include "util.h"
 
 void config_defaults(struct brute_config *cfg)
@@ -31,6 +33,7 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.max_message = 8192;	/* rsyslog's default maxMessageSize */
 	cfg->fwd.timeout_ms = 30000;
 	siem_options_defaults(&cfg->fwd.siem);
+	cfg->fwd.relp_window = RELP_WINDOW_DEFAULT;
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
 	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
@@ -172,8 +175,12 @@ static const char *p_siem_protocol(const char *v, struct brute_config *c)
 		c->fwd.protocol = SIEM_TCP;
 	else if (!strcmp(v, "json"))
 		c->fwd.protocol = SIEM_JSON;
+	else if (!strcmp(v, "tls"))
+		c->fwd.protocol = SIEM_TLS;
+	else if (!strcmp(v, "relp"))
+		c->fwd.protocol = SIEM_RELP;
 	else
-		return "expected none, udp, tcp or json";
+		return "expected none, udp, tcp, tls, relp or json";
 	return NULL;
 }
 
@@ -305,6 +312,52 @@ static const char *p_json_format(const char *v, struct brute_config *c)
 	return NULL;
 }
 
+static const char *parse_path(const char *v, char *out, size_t size)
+{
+	if (v[0] != '/')
+		return "must be an absolute path";
+	if (strlen(v) >= size)
+		return "path too long";
+	snprintf(out, size, "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_tls_ca(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_ca, sizeof(c->fwd.tls_ca));
+}
+
+static const char *p_siem_tls_cert(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_cert, sizeof(c->fwd.tls_cert));
+}
+
+static const char *p_siem_tls_key(const char *v, struct brute_config *c)
+{
+	return parse_path(v, c->fwd.tls_key, sizeof(c->fwd.tls_key));
+}
+
+static const char *p_siem_tls_name(const char *v, struct brute_config *c)
+{
+	if (strlen(v) >= sizeof(c->fwd.tls_name))
+		return "name too long";
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".-:_*", *p))
+			return "not a host name or IP address";
+	snprintf(c->fwd.tls_name, sizeof(c->fwd.tls_name), "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_relp_window(const char *v, struct brute_config *c)
+{
+	uint64_t n;
+	const char *e = parse_num(v, 2, 1000, &n);
+
+	if (!e)
+		c->fwd.relp_window = (unsigned)n;
+	return e;
+}
+
 static const char *p_spool_dir(const char *v, struct brute_config *c)
 {
 	if (v[0] != '/')
@@ -362,11 +415,26 @@ static const struct kw {
 	{ "siem_timeout",		p_siem_timeout },
 	{ "siem_enterprise_id",		p_siem_enterprise_id },
 	{ "json_format",		p_json_format },
+	{ "siem_tls_ca",		p_siem_tls_ca },
+	{ "siem_tls_cert",		p_siem_tls_cert },
+	{ "siem_tls_key",		p_siem_tls_key },
+	{ "siem_tls_name",		p_siem_tls_name },
+	{ "siem_relp_window",		p_siem_relp_window },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
 	{ "spool_sync",			p_spool_sync },
 	{ "log_level",			p_log_level },
 };
+
+static size_t keyword_index(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keywords); i++)
+		if (!strcmp(keywords[i].name, key))
+			break;
+	return i;
+}
 
 static char *strip(char *s)
 {
@@ -401,9 +469,7 @@ static int parse_line(const char *name, unsigned lineno, char *line,
 	*eq = '\0';
 	key = strip(line);
 	value = strip(eq + 1);
-	for (i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (!strcmp(keywords[i].name, key))
-			break;
+	i = keyword_index(key);
 	if (i == ARRAY_SIZE(keywords)) {
 		log_error("%s:%u: unknown keyword \"%s\"", name, lineno, key);
 		return -EINVAL;
@@ -438,6 +504,21 @@ static int validate(const char *name, const struct brute_config *cfg)
 		log_error("%s: siem_retry_min is larger than siem_retry_max", name);
 		r = -EINVAL;
 	}
+	if (cfg->fwd.protocol == SIEM_TLS || (cfg->fwd.protocol == SIEM_RELP && cfg->fwd.tls_ca[0])) {
+		/* the files are read now: a bad one is this file's error, not a later outage */
+		struct tls_ctx *ctx;
+		char err[768];
+
+		if (tls_ctx_new(cfg->fwd.tls_ca, cfg->fwd.tls_cert, cfg->fwd.tls_key, &ctx,
+				err, sizeof(err)) < 0) {
+			log_error("%s: %s", name, err);
+			r = -EINVAL;
+		}
+		tls_ctx_free(ctx);
+	} else if (cfg->fwd.tls_ca[0] || cfg->fwd.tls_cert[0] || cfg->fwd.tls_key[0] ||
+		   cfg->fwd.tls_name[0]) {
+		log_warning("%s: siem_tls_* settings apply only to siem_protocol = tls or relp (with siem_tls_ca); ignored", name);
+	}
 	return r;
 }
 
@@ -465,6 +546,8 @@ static int parse_stream(const char *name, FILE *f, struct brute_config *cfg)
 		log_error("%s: read error: %m", name);
 		return -EIO;
 	}
+	if (tmp.fwd.protocol == SIEM_TLS && !(seen & (1ull << keyword_index("siem_port"))))
+		snprintf(tmp.fwd.port, sizeof(tmp.fwd.port), "6514");	/* RFC 5425 */
 	if (validate(name, &tmp) < 0)
 		errors++;
 	if (errors) {

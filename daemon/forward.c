@@ -3,6 +3,8 @@
  * forward.c - connection state machine, framing and acknowledgement.
  */
 #include "forward.h"
+#include "relp.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <linux/sockios.h>
@@ -20,8 +22,11 @@
 #define ACK_POLL_MS	20
 #define RESOLVE_POLL_MS	20
 #define RESOLVE_TIMEOUT_MS 5000
+#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
+#define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
 
-enum fstate { F_DOWN, F_CONNECTING, F_UP };
+/* F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress */
+enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP };
 
 struct inflight {
 	uint64_t end_pos;	/* spool position after this message */
@@ -60,6 +65,12 @@ struct forward {
 	socklen_t addrlen;
 	int family;
 	bool have_addr;
+
+	struct tls_ctx *tls;		/* SIEM_TLS: credentials, loaded once */
+	struct tls_conn *tc;		/* SIEM_TLS: the session on fd */
+	bool tls_waiting;		/* TLS 1.3 handshake done, the server not heard from yet */
+	uint64_t tls_rx, tls_word_deadline;
+	struct relp *relp;		/* SIEM_RELP: the session thread; fd is its eventfd */
 };
 
 struct resolve_req;
@@ -83,11 +94,30 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	f->fd = -1;
 	f->backoff = cfg->retry_min_ms;
 	f->send_pos = spool_head(spool);
+	if (!f->cfg.relp_window)
+		f->cfg.relp_window = RELP_WINDOW_DEFAULT;
+	if (cfg->protocol == SIEM_TLS) {
+		char err[768];
+
+		if (tls_ctx_new(cfg->tls_ca, cfg->tls_cert, cfg->tls_key, &f->tls, err, sizeof(err)) < 0) {
+			log_error("SIEM receiver %s:%s (tls): %s", cfg->host, cfg->port, err);
+			free(f);
+			return NULL;
+		}
+	}
 	return f;
 }
 
 static void close_conn(struct forward *f)
 {
+	tls_conn_free(f->tc);
+	f->tc = NULL;
+	f->tls_waiting = false;
+	if (f->relp) {
+		relp_free(f->relp);	/* owns fd */
+		f->relp = NULL;
+		f->fd = -1;
+	}
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -110,21 +140,28 @@ void forward_free(struct forward *f)
 	resolve_collect(f);
 	sb_free(&f->cur);
 	sb_free(&f->scratch);
+	tls_ctx_free(f->tls);
 	free(f);
 }
 
-static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
+/* what failed and why, logged once per outage; then back off */
+static void fail_msg(struct forward *f, uint64_t now_ms, const char *what, const char *why)
 {
 	f->stats.failures++;
 	if (!f->outage_logged) {
 		log_warning("SIEM receiver %s:%s (%s): %s: %s; spooling, will retry",
 			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
-			    what, err ? strerror(err) : "connection closed");
+			    what, why);
 		f->outage_logged = true;
 	}
 	close_conn(f);
 	f->retry_at = now_ms + f->backoff;
 	f->backoff = f->backoff * 2 > f->cfg.retry_max_ms ? f->cfg.retry_max_ms : f->backoff * 2;
+}
+
+static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
+{
+	fail_msg(f, now_ms, what, err ? strerror(err) : "connection closed");
 }
 
 /* ---- name resolution, off the event loop ---- */
@@ -233,6 +270,26 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
 	struct resolve_req *q;
 
+	if (f->cfg.protocol == SIEM_RELP) {
+		/* librelp resolves, connects and opens the session in its own thread */
+		uint64_t t = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+
+		struct relp_tls tls = { f->cfg.tls_ca, f->cfg.tls_cert, f->cfg.tls_key,
+					f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host };
+
+		f->relp = relp_new(f->cfg.host, f->cfg.port, (unsigned)((t + 999) / 1000),
+				   f->cfg.relp_window, &tls);
+		if (!f->relp) {
+			fail(f, now_ms, "RELP session", ENOMEM);
+			return;
+		}
+		f->stats.connects++;
+		f->fd = relp_fd(f->relp);
+		f->state = F_UP;
+		f->progress_ms = now_ms;
+		return;
+	}
+
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = f->cfg.protocol == SIEM_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
@@ -287,6 +344,79 @@ static void poll_resolve(struct forward *f, uint64_t now_ms)
 	resolve_free(q);
 }
 
+static void connected(struct forward *f, uint64_t now_ms);
+static void handshake(struct forward *f, uint64_t now_ms);
+
+/* TCP is up: TLS starts its handshake, the others are ready. */
+static void tcp_connected(struct forward *f, uint64_t now_ms)
+{
+	char err[768];
+
+	if (f->cfg.protocol != SIEM_TLS) {
+		connected(f, now_ms);
+		return;
+	}
+	if (tls_conn_new(f->tls, f->fd, f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host,
+			 &f->tc, err, sizeof(err)) < 0) {
+		fail_msg(f, now_ms, "TLS", err);
+		return;
+	}
+	f->state = F_HANDSHAKE;
+	handshake(f, now_ms);
+}
+
+/*
+ * TLS 1.3: the client's handshake ends before the server has checked what
+ * the client sent last (its certificate, if the server asks for one), so a
+ * server that refuses us does so after we would have started writing
+ * entries, which its TCP stack takes and acknowledges: lost.  So wait for
+ * the server's first word after the handshake (a session ticket, which
+ * GnuTLS and OpenSSL servers send once they accepted the client; or the
+ * refusal), for up to TLS13_WORD_MS; a server that sends no ticket costs
+ * that delay once per connection.
+ */
+static void await_first_word(struct forward *f, uint64_t now_ms)
+{
+	if (tls_conn_drain(f->tc) < 0) {
+		fail_msg(f, now_ms, "TLS handshake", tls_conn_error(f->tc));
+		return;
+	}
+	if (tls_conn_rx_bytes(f->tc) > f->tls_rx || now_ms >= f->tls_word_deadline) {
+		f->tls_waiting = false;
+		connected(f, now_ms);
+	}
+}
+
+/* One non-blocking step; bounded by siem_timeout from the start of the connect. */
+static void handshake(struct forward *f, uint64_t now_ms)
+{
+	uint64_t limit = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+	int r;
+
+	if (f->tls_waiting) {
+		await_first_word(f, now_ms);
+		return;
+	}
+	r = tls_conn_handshake(f->tc);
+	if (r == 0 && tls_conn_is_tls13(f->tc)) {
+		f->tls_waiting = true;
+		f->tls_rx = tls_conn_rx_bytes(f->tc);
+		f->tls_word_deadline = now_ms + TLS13_WORD_MS;
+		await_first_word(f, now_ms);
+		return;
+	}
+	if (r == 0) {
+		connected(f, now_ms);
+		return;
+	}
+	if (r != -EAGAIN) {
+		fail_msg(f, now_ms, "TLS handshake", tls_conn_error(f->tc));
+		return;
+	}
+	if (now_ms - f->progress_ms >= limit)
+		fail(f, now_ms, "TLS handshake", ETIMEDOUT);
+}
+
 static void connect_to(struct forward *f, uint64_t now_ms)
 {
 	int r, one = 1;
@@ -305,10 +435,11 @@ static void connect_to(struct forward *f, uint64_t now_ms)
 		fail(f, now_ms, "connect", errno);
 		return;
 	}
-	f->state = r < 0 ? F_CONNECTING : F_UP;
-	f->stats.connected = f->state == F_UP;
+	f->state = F_CONNECTING;
 	f->progress_ms = now_ms;
 	f->acked_bytes = 0;
+	if (r == 0)
+		tcp_connected(f, now_ms);
 }
 
 static void connected(struct forward *f, uint64_t now_ms)
@@ -324,12 +455,44 @@ static void connected(struct forward *f, uint64_t now_ms)
 	f->outage_logged = false;
 }
 
+/* RELP: messages the receiver acknowledged leave the spool; a broken session is a failure. */
+static void check_relp(struct forward *f, uint64_t now_ms)
+{
+	uint64_t acked;
+	bool up;
+	char err[512];
+
+	bool ok = relp_collect(f->relp, &acked, &up, err, sizeof(err));
+
+	if (ok && up && !f->stats.connected) {
+		f->stats.connected = true;
+		connected(f, now_ms);
+	}
+	while (f->ring_n && f->ring[f->ring_start].end_pos <= acked) {
+		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
+		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
+		f->ring_n--;
+		f->stats.acked++;
+		f->progress_ms = now_ms;
+		f->backoff = f->cfg.retry_min_ms;
+	}
+	if (!f->ring_n)
+		f->progress_ms = now_ms;
+	/* what was acknowledged before the session broke is applied first (above) */
+	if (!ok)
+		fail_msg(f, now_ms, "RELP", err);
+}
+
 /* Drop acknowledged messages from the spool. */
 static void check_acks(struct forward *f, uint64_t now_ms)
 {
 	uint64_t acked = f->written;
 	int outq = 0;
 
+	if (f->relp) {
+		check_relp(f, now_ms);
+		return;
+	}
 	if (f->ring_n == 0 && f->cur_off == 0)
 		return;
 	if (f->cfg.protocol != SIEM_UDP) {
@@ -393,6 +556,37 @@ static void pump(struct forward *f, uint64_t now_ms)
 		if (f->cur.len == 0) {
 			if (f->ring_n == INFLIGHT_MAX || !load_next(f))
 				return;
+		}
+		if (f->relp) {
+			int r = relp_send(f->relp, f->cur.buf, f->cur.len, f->cur_end_pos);
+
+			if (r == -EAGAIN)
+				return;		/* queue full: the session thread wakes us */
+			if (r < 0) {
+				fail(f, now_ms, "RELP queue", -r);
+				return;
+			}
+			f->cur_off = f->cur.len;
+			f->stats.sent++;
+			goto sent;
+		}
+		if (f->tc) {
+			n = tls_conn_send(f->tc, f->cur.buf + f->cur_off, f->cur.len - f->cur_off);
+			if (n == -EAGAIN) {
+				f->blocked = true;
+				return;
+			}
+			if (n < 0) {
+				fail_msg(f, now_ms, "send", tls_conn_error(f->tc));
+				return;
+			}
+			f->cur_off += (size_t)n;
+			/* what reached the socket, TLS records and all: SIOCOUTQ's unit */
+			f->written = tls_conn_wire_bytes(f->tc);
+			if (f->cur_off < f->cur.len)
+				continue;
+			f->stats.sent++;
+			goto sent;
 		}
 		n = send(f->fd, f->cur.buf + f->cur_off, f->cur.len - f->cur_off,
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -472,14 +666,30 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			fail(f, now_ms, "connect", err);
 			return;
 		}
-		connected(f, now_ms);
+		tcp_connected(f, now_ms);
+		revents = 0;
+		if (f->state != F_UP)
+			return;
+	}
+	if (f->state == F_HANDSHAKE) {
+		handshake(f, now_ms);	/* -EAGAIN at once if nothing came: checks the time */
+		if (f->state != F_UP)
+			return;
 		revents = 0;
 	}
 	if (f->state == F_UP && f->stats.connected && f->outage_logged)
 		connected(f, now_ms);
 
-	/* the receiver never talks; readable means closed or error */
-	if (revents & (POLLIN | POLLERR | POLLHUP)) {
+	/* the receiver never talks; readable means closed or error (TLS: or a
+	 * post-handshake message such as a TLS 1.3 session ticket, discarded) */
+	if (f->relp) {
+		/* the eventfd: progress is collected by check_acks() */
+	} else if (f->tc && (revents & (POLLIN | POLLERR | POLLHUP))) {
+		if (tls_conn_drain(f->tc) < 0) {
+			fail_msg(f, now_ms, "receive", tls_conn_error(f->tc));
+			return;
+		}
+	} else if (revents & (POLLIN | POLLERR | POLLHUP)) {
 		char buf[512];
 		ssize_t n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
@@ -494,7 +704,10 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 	if (f->state == F_UP)
 		check_acks(f, now_ms);
 	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
-	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
+	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP && f->relp &&
+	    (f->ring_n || f->cur.len) && !f->stats.connected) {
+		/* still connecting: librelp bounds that by the same timeout */
+	} else if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
 	    (f->ring_n || f->cur.len) && now_ms - f->progress_ms >= f->cfg.timeout_ms) {
 		f->stats.stalls++;
 		log_warning("SIEM receiver %s:%s (%s) took nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting",
@@ -509,7 +722,11 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 	if (f->fd < 0)
 		return false;
 	pfd->fd = f->fd;
-	pfd->events = f->state == F_CONNECTING ? POLLOUT : (short)(POLLIN | (f->blocked ? POLLOUT : 0));
+	if (f->state == F_HANDSHAKE)
+		pfd->events = f->tls_waiting ? POLLIN : tls_conn_events(f->tc);
+	else
+		pfd->events = f->state == F_CONNECTING ? POLLOUT :
+			      (short)(POLLIN | (f->blocked ? POLLOUT : 0));
 	pfd->revents = 0;
 	return true;
 }
@@ -522,6 +739,10 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if (f->state == F_HANDSHAKE && f->tls_waiting)
+		return f->tls_word_deadline;
+	if (f->state == F_HANDSHAKE)
+		return f->progress_ms + (f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS);
 	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)
 		return f->progress_ms + f->cfg.timeout_ms;
 	return UINT64_MAX;

@@ -16,6 +16,7 @@
 #ifndef BRUTE_FORWARD_H
 #define BRUTE_FORWARD_H
 
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +35,11 @@ struct forward_config {
 	size_t max_message;	/* cap of one message (siem_max_message), 0: none */
 	uint64_t timeout_ms;	/* no progress for that long with data pending: reconnect; 0: never */
 	struct siem_options siem;	/* SD-ID, JSON mapping, machine and boot IDs */
+	/* SIEM_TLS: CA file (required), client certificate and key (optional),
+	 * the name the server certificate must carry ("": host) */
+	char tls_ca[PATH_MAX], tls_cert[PATH_MAX], tls_key[PATH_MAX];
+	char tls_name[256];
+	unsigned relp_window;	/* SIEM_RELP: messages sent before waiting for acknowledgements */
 };
 
 struct forward_stats {

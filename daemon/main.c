@@ -239,14 +239,17 @@ static bool use_siem(const struct daemon *d, const struct brute_config *cfg)
 	return cfg->fwd.protocol != SIEM_NONE && (d->args.mode != MODE_REPLAY || d->args.forward);
 }
 
+/* TLS counts as changed on every reload: certificate files are re-read (rotation). */
 static bool fwd_equal(const struct forward_config *a, const struct forward_config *b)
 {
-	return a->protocol == b->protocol && !strcmp(a->host, b->host) &&
+	return a->protocol == b->protocol && a->protocol != SIEM_TLS && !strcmp(a->host, b->host) &&
 	       !strcmp(a->port, b->port) && a->retry_min_ms == b->retry_min_ms &&
 	       a->retry_max_ms == b->retry_max_ms && !strcmp(a->hostname, b->hostname) &&
 	       a->facility == b->facility && a->max_message == b->max_message &&
 	       a->timeout_ms == b->timeout_ms && !strcmp(a->siem.sd_id, b->siem.sd_id) &&
-	       a->siem.json_format == b->siem.json_format;
+	       a->siem.json_format == b->siem.json_format && !strcmp(a->tls_ca, b->tls_ca) &&
+	       !strcmp(a->tls_cert, b->tls_cert) && !strcmp(a->tls_key, b->tls_key) &&
+	       !strcmp(a->tls_name, b->tls_name) && a->relp_window == b->relp_window;
 }
 
 static int setup_siem(struct daemon *d)
@@ -547,6 +550,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			d->health_next = now + HEALTH_POLL_MS;
 		}
 		publish_status(d, now, false);
+		output_flush(&d->out);
 		if (input_eof)
 			break;
 

@@ -80,6 +80,12 @@ static void forward_ok(struct output *o)
 	o->forward_failed_log_ms = now ? now : 1;
 }
 
+void output_flush(struct output *o)
+{
+	if (o->out)
+		fflush(o->out);
+}
+
 void output_entry(struct output *o, const struct entry *e)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -92,8 +98,7 @@ void output_entry(struct output *o, const struct entry *e)
 		else
 			r = siem_format_json(e, &o->fmt, &sb) < 0 ? -ENOMEM : sb_putc(&sb, '\n');
 		if (r == 0) {
-			fwrite(sb.buf, 1, sb.len, o->out);
-			fflush(o->out);
+			fwrite(sb.buf, 1, sb.len, o->out);	/* flushed by output_flush() */
 			o->printed++;
 		}
 		sb_free(&sb);

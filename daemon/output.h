@@ -28,6 +28,8 @@ struct output {
 };
 
 void output_entry(struct output *o, const struct entry *e);
+/* Write out what output_entry() printed: once per turn of the event loop, before it waits. */
+void output_flush(struct output *o);
 /* Human readable rendering used by --input. */
 int output_format_text(const struct entry *e, struct strbuf *out);
 

@@ -57,6 +57,8 @@ const char *siem_protocol_name(enum siem_protocol p)
 	case SIEM_UDP:	return "udp";
 	case SIEM_TCP:	return "tcp";
 	case SIEM_JSON:	return "json";
+	case SIEM_TLS:	return "tls";
+	case SIEM_RELP:	return "relp";
 	default:	return "none";
 	}
 }
@@ -68,8 +70,18 @@ int siem_escape_sd_value(struct strbuf *out, const char *value)
 	const unsigned char *p = (const unsigned char *)value;
 
 	while (*p) {
-		size_t n = utf8_valid(p);
+		const unsigned char *q = p;
+		size_t n;
 
+		/* a run of plain ASCII needing no escape: at once */
+		while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != ']')
+			q++;
+		if (q > p) {
+			sb_put(out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		n = utf8_valid(p);
 		if (n == 0) {
 			sb_puts(out, "\xef\xbf\xbd");
 			p++;
@@ -556,10 +568,10 @@ int siem_format_wire(enum siem_protocol p, const struct entry *e,
 	struct strbuf msg = STRBUF_INIT;
 	int r;
 
-	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON)
+	if (p != SIEM_UDP && p != SIEM_TCP && p != SIEM_JSON && p != SIEM_TLS && p != SIEM_RELP)
 		return -EINVAL;
 	r = format_capped(p, e, f, &msg);
-	if (r == 0 && p == SIEM_TCP)
+	if (r == 0 && (p == SIEM_TCP || p == SIEM_TLS))
 		r = sb_printf(out, "%zu ", msg.len);
 	if (r == 0)
 		r = sb_put(out, msg.buf, msg.len);

@@ -44,6 +44,8 @@ enum siem_protocol {
 	SIEM_UDP,	/* RFC 5424 over UDP, one message per datagram */
 	SIEM_TCP,	/* RFC 5424 over TCP, octet-counting framing */
 	SIEM_JSON,	/* JSON object per line over TCP */
+	SIEM_TLS,	/* RFC 5424 over TLS (RFC 5425), octet-counting framing */
+	SIEM_RELP,	/* RFC 5424 over RELP (librelp), one message per "syslog" command */
 };
 
 struct siem_format {

@@ -118,8 +118,17 @@ int sb_put_text(struct strbuf *sb, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_seq_len(p);
+		const unsigned char *q = p;
+		size_t n;
 
+		while (*q >= 0x20 && *q < 0x7f && *q != '\\')	/* a run of plain ASCII: at once */
+			q++;
+		if (q > p) {
+			sb_put(sb, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		n = utf8_seq_len(p);
 		if (n == 0 || utf8_is_control(p, n)) {
 			n = n ? n : 1;
 			for (size_t i = 0; i < n; i++)

@@ -8,6 +8,7 @@
 #   debs/      the brute-reportd Debian package (scripts/pkg.sh: daemon, unit, catalog,
 #              rules, plugin configuration), installed with dpkg -i before the tests run
 #   root/      tests/system/root/, copied onto / in the guest after that
+#   siem/      siem/rsyslog/*.conf (tests/system/35-reportd-tls-relp.sh runs the collector)
 # BRUTE_SYSTEM_INSTALL=make puts `make install DESTDIR=root/` there instead of the package
 # (quicker when iterating on files that are not tracked by git yet: the package is built from
 # `make dist`, i.e. git's tracked files).
@@ -43,6 +44,8 @@ else
 	mkdir -p "$stage/debs"
 	cp "$deb" "$stage/debs/"
 fi
+mkdir -p "$stage/siem"
+install -m 644 "$top"/siem/rsyslog/*.conf "$stage/siem/"
 [ -d "$top/tests/system/root" ] && cp -a "$top/tests/system/root/." "$stage/root/"
 [ -n "$(ls -A "$stage/root")" ] || rmdir "$stage/root"
 

@@ -12,6 +12,8 @@ packages=(
 	# scripts/audit-pkgs.sh: the build dependencies of Debian's audit source package
 	debhelper libkrb5-dev libwrap0-dev swig libcap-ng-dev libldap2-dev
 	clang libclang-rt-14-dev
+	# brute-reportd: syslog over TLS (GnuTLS) and RELP (librelp); certtool for the TLS tests
+	libgnutls28-dev librelp-dev gnutls-bin
 )
 
 missing=()

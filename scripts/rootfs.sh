@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the system guest: a Debian bookworm (minbase + systemd, auditd, rsyslog) ext4 image.
+# Build the system guest: a Debian bookworm (minbase + systemd, auditd, rsyslog with its TLS
+# and RELP inputs, certtool) ext4 image.
 # Cached in $cache/rig, keyed on this script's content: edit the recipe below and the next run
 # rebuilds it (~1 min). Prints the image path. Needs root (debootstrap, chroot).
 #
@@ -32,7 +33,7 @@ rm -rf "$dir" "$img" "$img.key"
 log "debootstrap bookworm from $mirror"
 start=$(date +%s)
 debootstrap --variant=minbase \
-	--include=systemd,systemd-sysv,auditd,rsyslog,iproute2,procps,udev,kmod \
+	--include=systemd,systemd-sysv,auditd,rsyslog,iproute2,procps,udev,kmod,rsyslog-gnutls,rsyslog-relp,gnutls-bin \
 	bookworm "$dir" "$mirror" >"$rig/debootstrap.log" 2>&1 ||
 	die "debootstrap failed, log: $rig/debootstrap.log"
 log "debootstrap took $(($(date +%s) - start)) s"

@@ -38,7 +38,8 @@ run() {
 
 run normal "$normal" env
 run "asan+ubsan" "$asan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_DEFAULT_TIMEOUT=60
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_DEFAULT_TIMEOUT=60 \
+	LSAN_OPTIONS=suppressions=$(dirname "$0")/lsan.supp
 if [ -n "$fuzzdir" ]; then
 	echo "== fuzz corpora (+${fuzzsecs} s each) =="
 	for t in "$@"; do

@@ -215,6 +215,8 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, siem_suite());
 	srunner_add_suite(sr, spool_suite());
 	srunner_add_suite(sr, forward_suite());
+	srunner_add_suite(sr, tls_suite());
+	srunner_add_suite(sr, relp_suite());
 	srunner_add_suite(sr, config_suite());
 	srunner_add_suite(sr, daemon_suite());
 	srunner_add_suite(sr, unit_suite());

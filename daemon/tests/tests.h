@@ -18,6 +18,8 @@ Suite *journal_suite(void);
 Suite *siem_suite(void);
 Suite *spool_suite(void);
 Suite *forward_suite(void);
+Suite *tls_suite(void);
+Suite *relp_suite(void);
 Suite *config_suite(void);
 Suite *daemon_suite(void);
 Suite *unit_suite(void);

@@ -5,7 +5,8 @@
 # processes on this machine with certificates made here (a CA, collector.example.org,
 # relay.example.org); brute-reportd replays a recorded attack (--input --forward) to the relay,
 # which delivers every alert to the collector over RELP+TLS, then over syslog TLS (the relay's
-# "brute-tls" ruleset). Only paths and ports are changed in the configurations under test.
+# "brute-tls" ruleset); then brute-reportd straight to the collector's syslog TLS input
+# (siem_protocol = tls). Only paths and ports are changed in the configurations under test.
 . "$(dirname "$0")/lib.bash"
 set -u
 python3 "$top/tests/host/sigma_check.py" "$top" || not_ok "sigma_check.py ran" "exit $?"
@@ -106,4 +107,48 @@ if grep -q "imrelp.*authentication error.*rogue.example.net" "$T/collector/log" 
 	ok "the collector logged both refusals (imrelp and gtls name authentication)"
 else
 	not_ok "the collector logged both refusals (imrelp and gtls name authentication)" "$(tail -n 10 "$T/collector/log")"
+fi
+
+# brute-reportd itself over syslog TLS (siem_protocol = tls, RFC 5425) straight to the
+# collector's imtcp/gtls input: the collector's certificate verified against the CA and the
+# name collector.example.org, the relay's certificate as client certificate (the collector
+# demands one); then a CA that did not sign the collector: refused, nothing arrives, spooled.
+forward_tls() { # PORT NAME CA [PROTOCOL]
+	mkdir -p "$T/spool-tls-$2"
+	printf 'journal = no\nsiem_protocol = %s\nsiem_host = 127.0.0.1\nsiem_port = %s\nsiem_tls_name = %s\nsiem_tls_ca = %s\nsiem_tls_cert = %s\nsiem_tls_key = %s\nspool_dir = %s\nsiem_retry_min = 1\n' \
+		"${4:-tls}" "$1" "$2" "$3" "$c/relay.pem" "$c/relay.key" "$T/spool-tls-$2" >"$T/reportd-tls-$2.conf"
+	chmod 600 "$T/reportd-tls-$2.conf"
+	"$top/daemon/brute-reportd" -c "$T/reportd-tls-$2.conf" -i "$fixture" --forward -o none
+}
+if out=$(forward_tls $TLS collector.example.org "$c/ca.pem" 2>&1); then
+	if waitfor at_least $((3 * n)); then sleep 1; fi
+	same "brute-reportd over TLS: the same $n alerts reached the collector's TLS input" \
+		"$((3 * n))" "$(n_alerts)"
+else
+	not_ok "brute-reportd over TLS to the collector" "$out"
+fi
+# the wrong name: refused by brute-reportd itself during the handshake, nothing delivered
+out=$(forward_tls $TLS wrong.example.org "$c/ca.pem" 2>&1)
+sleep 1
+same "brute-reportd over TLS, name mismatch: nothing more reached the collector" "$((3 * n))" "$(n_alerts)"
+case $out in
+*"server certificate rejected"*"does not match"*) ok "brute-reportd logged the name mismatch" ;;
+*) not_ok "brute-reportd logged the name mismatch" "$out" ;;
+esac
+[ -s "$T/spool-tls-wrong.example.org/spool" ] &&
+	ok "the refused alerts stay in brute-reportd's spool" ||
+	not_ok "the refused alerts stay in brute-reportd's spool" "$(ls -l "$T/spool-tls-wrong.example.org")"
+
+# brute-reportd over RELP with TLS (siem_protocol = relp, siem_tls_ca set) straight to the
+# collector's imrelp input: the alerts arrive, and the spool is empty (each acknowledged).
+rm -rf "$T/spool-tls-collector.example.org"
+if out=$(forward_tls $RELP collector.example.org "$c/ca.pem" relp 2>&1); then
+	if waitfor at_least $((4 * n)); then sleep 1; fi
+	same "brute-reportd over RELP+TLS: the same $n alerts reached the collector's imrelp input" \
+		"$((4 * n))" "$(n_alerts)"
+	# the spool file holds a 32-byte header once everything was acknowledged
+	size=$(stat -c %s "$T/spool-tls-collector.example.org/spool" 2>/dev/null || echo missing)
+	same "every RELP alert acknowledged: the spool holds its header only" 32 "$size"
+else
+	not_ok "brute-reportd over RELP+TLS to the collector" "$out"
 fi

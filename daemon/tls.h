@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tls.h - syslog over TLS (RFC 5425) with GnuTLS, on a non-blocking socket.
+ *
+ * A tls_ctx holds the credentials (CA file, optional client certificate and
+ * key), loaded once: a bad file is reported when the configuration is loaded.
+ * A tls_conn wraps one connected non-blocking TCP socket; nothing here ever
+ * waits: every call returns -EAGAIN when the socket would block, and
+ * tls_conn_events() says which poll() event the connection waits for.
+ * The server certificate is verified against the CA file, and its name
+ * against the expected name (siem_tls_name, else siem_host) during the
+ * handshake.  tls_conn_wire_bytes() counts the bytes written to the socket
+ * (records, headers and tags included), which is what SIOCOUTQ measures, so
+ * the forwarder's "acknowledged by the receiving TCP stack" works unchanged.
+ */
+#ifndef BRUTE_TLS_H
+#define BRUTE_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tls_ctx;
+struct tls_conn;
+
+/* ca is required; cert and key are both given or both NULL/"".  On error
+ * returns a negative errno and a description in err. */
+int tls_ctx_new(const char *ca, const char *cert, const char *key, struct tls_ctx **ret,
+		char *err, size_t errlen);
+void tls_ctx_free(struct tls_ctx *ctx);
+
+/* name: the name the server certificate must carry (DNS name or IP address). */
+int tls_conn_new(struct tls_ctx *ctx, int fd, const char *name, struct tls_conn **ret,
+		 char *err, size_t errlen);
+void tls_conn_free(struct tls_conn *c);
+
+/* 0: done; -EAGAIN: call again when tls_conn_events() is ready; other: failed
+ * (tls_conn_error() says why, verification failures included). */
+int tls_conn_handshake(struct tls_conn *c);
+/* POLLIN or POLLOUT: what the last call that returned -EAGAIN waits for. */
+short tls_conn_events(const struct tls_conn *c);
+/* Bytes of plaintext taken (> 0), -EAGAIN (call again with the same data), or an error. */
+ssize_t tls_conn_send(struct tls_conn *c, const void *buf, size_t len);
+/* Read and discard what the server sent: 0 (nothing more for now), -EPIPE
+ * (closed by the server), other negative: error. */
+int tls_conn_drain(struct tls_conn *c);
+uint64_t tls_conn_wire_bytes(const struct tls_conn *c);
+/* Bytes read from the socket so far (handshake included). */
+uint64_t tls_conn_rx_bytes(const struct tls_conn *c);
+/* The handshake negotiated TLS 1.3 (the server checks a client's certificate after the
+ * client's handshake is complete: see the forwarder's wait for the server's first word). */
+bool tls_conn_is_tls13(const struct tls_conn *c);
+const char *tls_conn_error(const struct tls_conn *c);
+
+#endif
