@@ -2,13 +2,16 @@
 /*
  * killbench: how long Brute takes to stop a detected hierarchy of N processes.
  *
- * Usage: killbench N
+ * Usage: killbench [-u] N
  * A child executes "killbench -v N" (a hierarchy of its own), which changes its
  * user ID (a privilege boundary), forks N processes that sleep, then forks
  * children that crash; each crashing child writes the time just before its
  * fault into a shared file.  This process, the subreaper of them all, reaps
  * every one; prints the guest time in nanoseconds from the last crash to the
  * last process reaped.  Needs Brute in kill mode (it loops otherwise).
+ * With -u, the first crashing child kills the process group with SIGKILL from
+ * user space instead of crashing: the same end by kill(2), the baseline of
+ * what the exit of N processes costs, with or without Brute.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -46,10 +49,11 @@ static volatile long long *shared(int create)
 	return p;
 }
 
-static void victim(int n)
+static void victim(int n, int user)
 {
 	volatile long long *last = shared(0);
 
+	setpgid(0, 0);
 	for (int i = 0; i < n; i++) {
 		pid_t pid = fork();
 
@@ -67,6 +71,8 @@ static void victim(int n)
 
 		if (!pid) {
 			*last = now_ns();
+			if (user)
+				kill(0, SIGKILL);
 			*(volatile int *)strtoul("8", NULL, 0) = 0;
 		}
 		if (pid > 0)
@@ -80,8 +86,15 @@ int main(int argc, char **argv)
 	long long end;
 	pid_t pid;
 
-	if (argc == 3 && !strcmp(argv[1], "-v"))
-		victim(atoi(argv[2]));
+	const char *mode = "-v";
+
+	if (argc == 3 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "-w")))
+		victim(atoi(argv[2]), argv[1][1] == 'w');
+	if (argc == 3 && !strcmp(argv[1], "-u")) {
+		mode = "-w";
+		argv++;
+		argc--;
+	}
 	if (argc != 2)
 		return 2;
 	last = shared(1);
@@ -89,7 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	pid = fork();
 	if (!pid) {
-		execl("/proc/self/exe", "killbench", "-v", argv[1], NULL);
+		execl("/proc/self/exe", "killbench", mode, argv[1], NULL);
 		_exit(127);
 	}
 	while (wait(NULL) > 0)

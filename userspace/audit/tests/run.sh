@@ -43,8 +43,8 @@ add "$out"
 # The daemon, built and tested against the patched libraries (rpath: no install needed).
 lib=$(dirname "$(find "$root/lib" -name libauparse.so.0 | head -n 1)")
 devlib=$(dirname "$(find "$root/usr/lib" -name libauparse.so | head -n 1)")
-sysd_cflags=$(pkg-config --cflags libsystemd)
-sysd_libs=$(pkg-config --libs libsystemd)
+sysd_cflags=$(pkg-config --cflags libsystemd gnutls relp)
+sysd_libs=$(pkg-config --libs libsystemd gnutls relp)
 echo "== make -C daemon check against the patched libauparse ($lib)"
 # One build directory per package build (its rpath names that build); older ones go.
 bdir=build/audit-$(basename "$pkgs")
