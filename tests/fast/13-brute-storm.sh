@@ -11,9 +11,10 @@ st=/selftests
 ATTACK=1713 BAN=1716
 [ -d /proc/sys/kernel/brute ] || { not_ok "brute is enabled" "no /proc/sys/kernel/brute"; exit 0; }
 
-seconds=15 big=1000
+seconds=15 big=1000 wait=90
 for arg in $(cat /proc/cmdline); do
 	case $arg in
+	rig.storm=*,*,*) v=${arg#rig.storm=}; seconds=${v%%,*}; v=${v#*,}; big=${v%,*}; wait=${v#*,} ;;
 	rig.storm=*,*) v=${arg#rig.storm=}; seconds=${v%,*}; big=${v#*,} ;;
 	esac
 done
@@ -47,7 +48,8 @@ lost_before=$(lost)
 attacks_before=$(recs $ATTACK | wc -l)
 diag "storm: $seconds s, a $big-process hierarchy; $(cat /sys/kernel/security/brute/stats)"
 
-$st/storm -s "$seconds" -b "$big" $net >/tmp/storm.out 2>/dev/console
+printk_before=$(dmesg | grep -c 'kauditd_printk_skb\|audit: type=')
+$st/storm -s "$seconds" -b "$big" -w "$wait" $net >/tmp/storm.out 2>/dev/console
 rc=$?
 # Records the kernel could not hand to auditd at once (it printed them on the console): with
 # audit=1 it keeps them until auditd is back, or counts them lost.
@@ -67,24 +69,32 @@ diag "processes left: $(ps -o pid,user,args | grep -c storm)"
 ps -o pid,ppid,user,args | grep -E 'storm|attacker|crasher|relay' | grep -v grep | head -n 10 | sed 's/^/#   /'
 attacks=$(recs $ATTACK | tail -n +$((attacks_before + 1)) |
 	sed -n 's/.* brute_hierarchy=\([0-9]*\) .*/\1/p' | sort -u | wc -l)
-if [ "$lost_after" != "$lost_before" ]; then
-	skip "storm: attack records cover the killed attackers" \
-		"auditd lost $((lost_after - lost_before)) records (auditctl -s)"
-elif [ -n "$killed" ] && [ "$attacks" -ge "$killed" ]; then
-	ok "storm: $attacks attacked hierarchies in the audit trail for $killed killed attackers"
-else
-	not_ok "storm: attack records cover the killed attackers" \
-		"killed=$killed, hierarchies in ATTACK records since the start: $attacks"
-fi
+# When kauditd cannot hand records to auditd it prints them on the console (and, audit=1,
+# keeps them, or counts them lost): then the trail is incomplete for a reason that is not
+# Brute's (seen on the sanitizer kernels, where auditd falls behind the storm).
+printk_after=$(dmesg | grep -c 'kauditd_printk_skb\|audit: type=')
 missing=
 for uid in 2001 2002 2003 2004 2005 2006 2007 2008 2009; do
 	recs $BAN | grep -q " attacker_uid=$uid " || missing="$missing $uid"
 done
-if [ -z "$missing" ]; then
-	ok "storm: a BAN record for each of the 9 exec attackers"
+if [ "$lost_after" != "$lost_before" ] || [ "$printk_after" != "$printk_before" ]; then
+	why="auditd lost $((lost_after - lost_before)) records (auditctl -s); kauditd fell back to the console $((printk_after - printk_before)) times"
+	skip "storm: attack records cover the killed attackers" "$why"
+	skip "storm: a BAN record for each of the 9 exec attackers" "$why"
+	diag "incomplete trail: $attacks attacked hierarchies for $killed killed attackers; BAN missing for:$missing"
 else
-	not_ok "storm: a BAN record for each of the 9 exec attackers" "missing:$missing" \
-		"$(recs $BAN | tail -n 3)"
+	if [ -n "$killed" ] && [ "$attacks" -ge "$killed" ]; then
+		ok "storm: $attacks attacked hierarchies in the audit trail for $killed killed attackers"
+	else
+		not_ok "storm: attack records cover the killed attackers" \
+			"killed=$killed, hierarchies in ATTACK records since the start: $attacks"
+	fi
+	if [ -z "$missing" ]; then
+		ok "storm: a BAN record for each of the 9 exec attackers"
+	else
+		not_ok "storm: a BAN record for each of the 9 exec attackers" "missing:$missing" \
+			"$(recs $BAN | tail -n 3)"
+	fi
 fi
 
 echo flush >/sys/kernel/security/brute/lift

@@ -86,7 +86,8 @@ fi
 #    (charged=no), and the fork attack is still detected and killed.
 before=$(recs $CRASH | grep -c ' charged=no')
 failslab_on brute_target
-attack_failing
+# Failing from its first crash on: a hierarchy is charged to the table once, at its first.
+failing $st/attacker -u 1000 fork 12 >/tmp/faults.out 2>&1
 rc=$?
 failslab_off
 after=$(recs $CRASH | grep -c ' charged=no')
@@ -101,7 +102,7 @@ fi
 #    attack is still killed.
 lost_before=$(lost)
 failslab_on audit_buffer
-attack_failing
+failing $st/attacker -u 1000 fork 12 >/tmp/faults.out 2>&1
 rc=$?
 failslab_off
 lost_after=$(lost)
