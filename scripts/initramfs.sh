@@ -5,6 +5,12 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# One build at a time per cache: two runs side by side (make check-debug next to make
+# check) raced in the same initramfs.d.
+mkdir -p "$rig"
+exec 8>"$rig/.initramfs.lock"
+flock 8
+
 "$top/scripts/selftests.sh"
 # The audit tools and libraries with userspace/audit/ applied (built once, cached).
 audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
