@@ -450,6 +450,21 @@ static void actor_relay(void)
 	}
 }
 
+/* Fork children that crash, one at a time, @pause_ms apart, for ever. */
+static void __attribute__((noreturn)) crash_children(long pause_ms)
+{
+	for (;;) {
+		pid_t child = fork();
+
+		if (!child)
+			fault();
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		if (pause_ms)
+			msleep(pause_ms);
+	}
+}
+
 /*
  * A bystander (storm -A sleep or storm -A crashkids, run as a user): it stays;
  * the second one's children crash, with no boundary crossed: no attack.
@@ -460,15 +475,7 @@ static void bystander_main(int crashing_children)
 		for (;;)
 			pause();
 	}
-	for (;;) {
-		pid_t child = fork();
-
-		if (!child)
-			fault();
-		if (child > 0)
-			waitpid(child, NULL, 0);
-		msleep(50);
-	}
+	crash_children(50);
 }
 
 static pid_t bystander(uid_t uid, int crashing_children)
@@ -508,14 +515,7 @@ static void big_root(int count)
 		if (child < 0)
 			break;
 	}
-	for (;;) {
-		pid_t child = fork();
-
-		if (!child)
-			fault();
-		if (child > 0)
-			waitpid(child, NULL, 0);
-	}
+	crash_children(0);
 }
 
 /*
