@@ -30,6 +30,8 @@ struct kill_task {
 	char *exe;
 };
 
+#define AUDIT_ID_LEN (3 * U64_DEC_MAX)	/* sec.milli:serial */
+
 struct incident {
 	uint64_t opened_usec, last_usec;
 	uint64_t crashes, faults, ema_ms;
@@ -48,7 +50,7 @@ struct incident {
 	uint64_t kills_reported;	/* kills already in an entry */
 	size_t group_first;		/* first kept kill of the pending group */
 	uint64_t kill_deadline;
-	char kill_audit_id[48];
+	char kill_audit_id[AUDIT_ID_LEN];
 	uint64_t group_unreported;	/* kills of the pending group without a record */
 	uint64_t last_group_records;	/* per-process records of the last emitted group */
 
@@ -274,9 +276,24 @@ static uint64_t record_usec(const struct brute_record *r)
 	return r->sec * 1000000 + (uint64_t)r->milli * 1000;
 }
 
+/* "%llu.%03u:%lu": the audit ID as ausearch -a takes it (buf of AUDIT_ID_LEN) */
 static void audit_id(const struct brute_record *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%llu.%03u:%lu", (unsigned long long)r->sec, r->milli, r->serial);
+	char sec[U64_DEC_MAX], milli[U64_DEC_MAX], serial[U64_DEC_MAX];
+	const char *parts[] = { u64_dec(r->sec, sec), ".", "", u64_dec(r->milli, milli), ":",
+				u64_dec(r->serial, serial) };
+	size_t at = 0;
+
+	parts[2] = &"00"[strlen(parts[3]) < 3 ? strlen(parts[3]) - 1 : 2];
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		size_t n = strlen(parts[i]);
+
+		if (at + n >= len)
+			break;
+		memcpy(buf + at, parts[i], n);
+		at += n;
+	}
+	buf[at] = '\0';
 }
 
 static uint64_t close_time_usec(struct correlate *c)
@@ -318,7 +335,7 @@ static void set_subject(struct correlate *c, struct hier *h, const struct brute_
 /* 64-bit ids are strings: JSON consumers lose precision above 2^53 */
 static void add_id(struct entry *e, const char *name, uint64_t id)
 {
-	entry_addf(e, name, "%llu", (unsigned long long)id);
+	entry_add_id(e, name, id);
 }
 
 static void add_subject(struct entry *e, const struct brute_subject *s)
@@ -390,9 +407,11 @@ static void add_period_ring(struct entry *e, const uint64_t *periods, uint64_t n
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t n = n_periods < PERIODS_KEPT ? n_periods : PERIODS_KEPT;
 
-	for (uint64_t i = n_periods - n; i < n_periods; i++)
-		sb_printf(&sb, "%s%llu", sb.len ? "," : "",
-			  (unsigned long long)periods[i % PERIODS_KEPT]);
+	for (uint64_t i = n_periods - n; i < n_periods; i++) {
+		if (sb.len)
+			sb_putc(&sb, ',');
+		sb_put_u64(&sb, periods[i % PERIODS_KEPT]);
+	}
 	if (n)
 		entry_add(e, "PERIODS_MS", sb_str(&sb));
 	sb_free(&sb);
@@ -561,7 +580,7 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	add_hier_subject(&e, h);
 	add_unit(&e, h);
 	if (dealloc) {
-		char id[48];
+		char id[AUDIT_ID_LEN];
 
 		entry_add_u64(&e, "KERNEL_FAULTS", dealloc->faults);
 		entry_add_u64(&e, "KERNEL_ATTACKS", dealloc->attacks);
@@ -813,7 +832,7 @@ static struct target *target_get(struct correlate *c, const struct brute_record 
 
 static void on_boundary(struct correlate *c, struct hier *h, const struct brute_record *r)
 {
-	char id[48];
+	char id[AUDIT_ID_LEN];
 	struct entry e;
 	struct brute_subject subj = r->subj;
 	/* allocated's boundaries= already names the kind crossed in the same event */
@@ -881,7 +900,7 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	struct target *t = NULL;
 	struct hier *origin;
 	struct entry e;
-	char id[48], auid[16];
+	char id[AUDIT_ID_LEN], auid[16];
 
 	if (!inc)
 		return;
@@ -998,7 +1017,7 @@ static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t n
 	struct target *t = target_get(c, r, now_ms);
 	struct hier *h = hash_find(c, r->hierarchy);
 	struct entry e;
-	char id[48], until[40];
+	char id[AUDIT_ID_LEN], until[40];
 
 	c->stats.bans++;
 	if (t) {
@@ -1042,7 +1061,7 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 	bool lifted = strcmp(r->reason, "lifted") == 0;
 	uint64_t usec = record_usec(r);
 	struct entry e;
-	char id[48], auid[16];
+	char id[AUDIT_ID_LEN], auid[16];
 
 	c->stats.unbans++;
 	entry_init(&e, ENTRY_UNBAN, LOG_NOTICE, usec);

@@ -58,11 +58,45 @@ void entry_init(struct entry *e, enum entry_kind kind, int priority, uint64_t ts
 	e->timestamp_usec = ts_usec;
 }
 
+/*
+ * Names and values live in chunks that only grow, so a field's pointers stay
+ * valid until entry_free(): one allocation per kilobyte of strings instead of
+ * two per field.
+ */
+struct entry_chunk {
+	struct entry_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+#define ENTRY_CHUNK_SIZE 2048
+
+static char *arena_alloc(struct entry *e, size_t n)
+{
+	struct entry_chunk *c = e->strings;
+
+	if (!c || c->size - c->used < n) {
+		size_t size = n > ENTRY_CHUNK_SIZE ? n : ENTRY_CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = e->strings;
+		c->used = 0;
+		c->size = size;
+		e->strings = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
 void entry_free(struct entry *e)
 {
-	for (size_t i = 0; i < e->n_fields; i++) {
-		free(e->fields[i].name);
-		free(e->fields[i].value);
+	while (e->strings) {
+		struct entry_chunk *c = e->strings;
+
+		e->strings = c->next;
+		free(c);
 	}
 	free(e->fields);
 	free(e->message);
@@ -76,7 +110,9 @@ int entry_set_message(struct entry *e, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = sb_vprintf(&sb, fmt, ap);
+	r = sb_reserve(&sb, 256);
+	if (r == 0)
+		r = sb_vprintf(&sb, fmt, ap);
 	va_end(ap);
 	if (r < 0) {
 		sb_free(&sb);
@@ -89,10 +125,15 @@ int entry_set_message(struct entry *e, const char *fmt, ...)
 
 int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric)
 {
+	size_t nl = strlen(name), vl;
 	struct entry_field *f;
+	char *s;
 
+	if (!value)
+		value = "";
+	vl = strlen(value);
 	if (e->n_fields == e->cap_fields) {
-		size_t ncap = e->cap_fields ? e->cap_fields * 2 : 16;
+		size_t ncap = e->cap_fields ? e->cap_fields * 2 : 32;
 
 		f = realloc(e->fields, ncap * sizeof(*f));
 		if (!f)
@@ -100,16 +141,15 @@ int entry_add_full(struct entry *e, const char *name, const char *value, bool nu
 		e->fields = f;
 		e->cap_fields = ncap;
 	}
-	f = &e->fields[e->n_fields];
-	f->name = strdup(name);
-	f->value = strdup(value ? value : "");
-	f->numeric = numeric;
-	if (!f->name || !f->value) {
-		free(f->name);
-		free(f->value);
+	s = arena_alloc(e, nl + vl + 2);
+	if (!s)
 		return -ENOMEM;
-	}
-	e->n_fields++;
+	memcpy(s, name, nl + 1);
+	memcpy(s + nl + 1, value, vl + 1);
+	f = &e->fields[e->n_fields++];
+	f->name = s;
+	f->value = s + nl + 1;
+	f->numeric = numeric;
 	return 0;
 }
 
@@ -120,10 +160,16 @@ int entry_add(struct entry *e, const char *name, const char *value)
 
 int entry_add_u64(struct entry *e, const char *name, uint64_t value)
 {
-	char buf[32];
+	char buf[U64_DEC_MAX];
 
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
-	return entry_add_full(e, name, buf, true);
+	return entry_add_full(e, name, u64_dec(value, buf), true);
+}
+
+int entry_add_id(struct entry *e, const char *name, uint64_t value)
+{
+	char buf[U64_DEC_MAX];
+
+	return entry_add_full(e, name, u64_dec(value, buf), false);
 }
 
 int entry_add_audit_id(struct entry *e, const char *name, uint32_t value)
@@ -135,10 +181,9 @@ int entry_add_audit_id(struct entry *e, const char *name, uint32_t value)
 
 const char *audit_id_str(uint32_t value, char *buf, size_t len)
 {
-	if (value == AUDIT_ID_UNSET)
-		snprintf(buf, len, "unset");
-	else
-		snprintf(buf, len, "%u", value);
+	char dec[U64_DEC_MAX];
+
+	strtcpy(buf, value == AUDIT_ID_UNSET ? "unset" : u64_dec(value, dec), len);
 	return buf;
 }
 

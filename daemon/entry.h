@@ -28,8 +28,8 @@ enum entry_kind {
 };
 
 struct entry_field {
-	char *name;
-	char *value;
+	const char *name;	/* both in the entry's string arena */
+	const char *value;
 	bool numeric;	/* value is a decimal number (JSON emits it unquoted) */
 };
 
@@ -58,6 +58,7 @@ struct entry {
 	struct entry_field *fields;
 	size_t n_fields;
 	size_t cap_fields;
+	struct entry_chunk *strings;	/* names and values: freed whole by entry_free() */
 };
 
 const char *entry_kind_name(enum entry_kind kind);	/* "attack" */
@@ -71,6 +72,8 @@ int entry_set_message(struct entry *e, const char *fmt, ...) __attribute__((form
 int entry_add(struct entry *e, const char *name, const char *value);
 int entry_add_full(struct entry *e, const char *name, const char *value, bool numeric);
 int entry_add_u64(struct entry *e, const char *name, uint64_t value);
+/* The decimal value as a string field (64-bit IDs: JSON keeps them exact). */
+int entry_add_id(struct entry *e, const char *name, uint64_t value);
 /* auid/ses: AUDIT_ID_UNSET becomes an unset field (see entry_field_unset). */
 int entry_add_audit_id(struct entry *e, const char *name, uint32_t value);
 /* "1000" or "unset", for messages (buf of 12 bytes at least). */

@@ -727,6 +727,7 @@ out:
 	teardown_siem(&d);
 	correlate_free(d.corr);
 	parser_free(d.parser);
+	output_free(&d.out);
 	return r;
 }
 

@@ -18,11 +18,16 @@ int output_format_text(const struct entry *e, struct strbuf *out)
 
 	if (format_rfc3339(e->timestamp_usec, ts, sizeof(ts)) < 0)
 		snprintf(ts, sizeof(ts), "-");
-	sb_printf(out, "%s %s: ", ts, entry_kind_name(e->kind));
+	sb_puts(out, ts);
+	sb_putc(out, ' ');
+	sb_puts(out, entry_kind_name(e->kind));
+	sb_puts(out, ": ");
 	sb_put_text(out, e->message ? e->message : "");
 	sb_puts(out, "\n   ");
 	for (size_t i = 0; i < e->n_fields; i++) {
-		sb_printf(out, " %s=", e->fields[i].name);
+		sb_putc(out, ' ');
+		sb_puts(out, e->fields[i].name);
+		sb_putc(out, '=');
 		if (e->fields[i].numeric) {
 			sb_puts(out, entry_field_text(&e->fields[i]));
 		} else {
@@ -86,22 +91,30 @@ void output_flush(struct output *o)
 		fflush(o->out);
 }
 
+void output_free(struct output *o)
+{
+	sb_free(&o->line);
+}
+
 void output_entry(struct output *o, const struct entry *e)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf *sb = &o->line;
 	int r;
 
 	o->kinds[e->kind]++;
 	if (o->print == PRINT_TEXT || o->print == PRINT_JSON) {
+		sb_reset(sb);
 		if (o->print == PRINT_TEXT)
-			r = output_format_text(e, &sb);
+			r = output_format_text(e, sb);
 		else
-			r = siem_format_json(e, &o->fmt, &sb) < 0 ? -ENOMEM : sb_putc(&sb, '\n');
+			r = siem_format_json(e, &o->fmt, sb) < 0 ? -ENOMEM : sb_putc(sb, '\n');
 		if (r == 0) {
-			fwrite(sb.buf, 1, sb.len, o->out);	/* flushed by output_flush() */
+			fwrite(sb->buf, 1, sb->len, o->out);	/* flushed by output_flush() */
 			o->printed++;
 		}
-		sb_free(&sb);
+		/* an attacker's long path made it big: do not keep that much */
+		if (sb->cap > OUTPUT_LINE_KEEP)
+			sb_free(sb);
 	}
 	if (o->journal) {
 		r = journal_send(e, o->fmt.facility);

@@ -25,11 +25,16 @@ struct output {
 	/* SIEM queuing failures are logged once, then summed up at most once a minute */
 	uint64_t forward_failed_logged, forward_failed_log_ms;
 	uint64_t kinds[_ENTRY_KIND_MAX];
+	struct strbuf line;		/* the printed entry, reused (kept up to OUTPUT_LINE_KEEP) */
 };
+
+#define OUTPUT_LINE_KEEP 65536
 
 void output_entry(struct output *o, const struct entry *e);
 /* Write out what output_entry() printed: once per turn of the event loop, before it waits. */
 void output_flush(struct output *o);
+/* Free what output_entry() keeps between entries. */
+void output_free(struct output *o);
 /* Human readable rendering used by --input. */
 int output_format_text(const struct entry *e, struct strbuf *out);
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,32 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 	return 0;
 }
 
+/*
+ * memset(r) without the three path-sized arrays (8 of its 9.5 KiB, once per
+ * record): those only get an empty string.  Every string field is read up
+ * to its NUL.
+ */
+static void record_reset(struct brute_record *r)
+{
+	static const struct { size_t off, len; } keep[] = {
+		{ offsetof(struct brute_record, target_name), sizeof(r->target_name) },
+		{ offsetof(struct brute_record, oexe), sizeof(r->oexe) },
+		{ offsetof(struct brute_record, subj.exe), sizeof(r->subj.exe) },
+	};
+	char *p = (char *)r;
+	size_t at = 0;
+
+	_Static_assert(offsetof(struct brute_record, target_name) < offsetof(struct brute_record, oexe) &&
+		       offsetof(struct brute_record, oexe) < offsetof(struct brute_record, subj.exe),
+		       "keep[] is in member order");
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
+		memset(p + at, 0, keep[i].off - at);
+		p[keep[i].off] = '\0';
+		at = keep[i].off + keep[i].len;
+	}
+	memset(p + at, 0, sizeof(*r) - at);
+}
+
 int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 {
 	const au_event_t *ts;
@@ -352,7 +379,7 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	if (!brute_type_known(type))
 		return -EOPNOTSUPP;
 
-	memset(r, 0, sizeof(*r));
+	record_reset(r);
 	r->type = type;
 	ts = auparse_get_timestamp(au);
 	if (ts) {

@@ -6,10 +6,12 @@
 #ifndef BRUTE_UTIL_H
 #define BRUTE_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <syslog.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -45,10 +47,39 @@ struct strbuf {
 
 void sb_free(struct strbuf *sb);
 void sb_reset(struct strbuf *sb);
-int sb_reserve(struct strbuf *sb, size_t extra);
-int sb_put(struct strbuf *sb, const void *data, size_t len);
-int sb_puts(struct strbuf *sb, const char *s);
-int sb_putc(struct strbuf *sb, char c);
+/* Room for extra more bytes (and the NUL): the slow path grows the buffer. */
+int sb_grow(struct strbuf *sb, size_t extra);
+static inline int sb_reserve(struct strbuf *sb, size_t extra)
+{
+	if (!sb->oom && extra < sb->cap - sb->len)
+		return 0;
+	return sb_grow(sb, extra);
+}
+
+static inline int sb_put(struct strbuf *sb, const void *data, size_t len)
+{
+	if (sb_reserve(sb, len) < 0)
+		return -ENOMEM;
+	if (len)
+		memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+static inline int sb_puts(struct strbuf *sb, const char *s)
+{
+	return sb_put(sb, s, strlen(s));
+}
+
+static inline int sb_putc(struct strbuf *sb, char c)
+{
+	if (sb_reserve(sb, 1) < 0)
+		return -ENOMEM;
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
 int sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Drop the first n bytes. */
@@ -56,6 +87,19 @@ void sb_consume(struct strbuf *sb, size_t n);
 const char *sb_str(const struct strbuf *sb);
 
 /* ---- text escaping ---- */
+
+/*
+ * Bytes a text sink writes as they are, one bit per byte value: printable
+ * ASCII (0x20-0x7e) but the backslash (sb_put_text), and also but '"' and
+ * ']' (RFC 5424 PARAM-VALUE).  A bitmap test per byte: the scan over every
+ * message and value is most of the text output's time.
+ */
+static const uint64_t TEXT_PLAIN[2] = { 0xffffffff00000000ull, 0x7fffffffefffffffull };
+static const uint64_t SD_PLAIN[2] = { 0xfffffffb00000000ull, 0x7fffffffcfffffffull };
+static inline bool byte_in(const uint64_t set[2], unsigned char c)
+{
+	return c < 128 && (set[c >> 6] >> (c & 63) & 1);
+}
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid (or NUL-cut). */
 size_t utf8_seq_len(const unsigned char *s);
@@ -81,6 +125,10 @@ void strtcpy(char *dst, const char *src, size_t len);
 
 uint64_t now_monotonic_ms(void);
 uint64_t now_realtime_usec(void);
+/* Decimal digits of v at the end of buf, NUL-terminated; returns where they start. */
+#define U64_DEC_MAX 21
+char *u64_dec(uint64_t v, char buf[U64_DEC_MAX]);
+int sb_put_u64(struct strbuf *sb, uint64_t v);
 /* Strict decimal unsigned parse of the whole string; -EINVAL/-ERANGE. */
 int parse_u64(const char *s, uint64_t *ret);
 int parse_u32(const char *s, uint32_t *ret);

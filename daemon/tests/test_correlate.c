@@ -980,6 +980,8 @@ Suite *correlate_suite(void)
 	Suite *s = suite_create("correlate");
 	TCase *tc = tcase_create("core");
 
+	/* a hang guard, not a time limit: test_memory_bound under ASan on a busy machine took > 4 s */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fork_attack);
 	tcase_add_test(tc, test_exec_attack);
 	tcase_add_test(tc, test_interleaved);

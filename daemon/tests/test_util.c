@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests.h"
 #include "util.h"
 #include "record.h"
+#include "entry.h"
 
 START_TEST(test_strbuf)
 {
@@ -142,6 +145,135 @@ START_TEST(test_entry_serialize)
 }
 END_TEST
 
+/* sb_printf()'s own formatting of %s %d %u %llu %% against vsnprintf(), and the fallback */
+START_TEST(test_format_fast)
+{
+	static const unsigned long long u64s[] = { 0, 1, 9, 10, 999, 4294967295ull, 4294967296ull,
+						   999999999999999999ull, 1000000000000000000ull,
+						   UINT64_MAX };
+	static const int ints[] = { 0, -1, 7, -2147483647 - 1, 2147483647 };
+	struct strbuf sb = STRBUF_INIT;
+	char want[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(u64s); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(ints); j++) {
+			sb_reset(&sb);
+			ck_assert_int_eq(sb_printf(&sb, "a %llu b %d c %u d %s e 100%% %s", u64s[i], ints[j],
+						   (unsigned)u64s[i], "str", ""), 0);
+			snprintf(want, sizeof(want), "a %llu b %d c %u d %s e 100%% %s", u64s[i], ints[j],
+				 (unsigned)u64s[i], "str", "");
+			ck_assert_str_eq(sb.buf, want);
+			ck_assert_uint_eq(sb.len, strlen(want));
+		}
+	}
+	/* anything else goes to vsnprintf(): widths, %x, %zu, %c */
+	sb_reset(&sb);
+	ck_assert_int_eq(sb_printf(&sb, "%03u|%x|%zu|%c|%-3s|", 7u, 255u, (size_t)42, 'q', "x"), 0);
+	ck_assert_str_eq(sb.buf, "007|ff|42|q|x  |");
+	/* appends to what is there; a long string grows the buffer */
+	char long_s[3000];
+
+	memset(long_s, 'x', sizeof(long_s) - 1);
+	long_s[sizeof(long_s) - 1] = '\0';
+	sb_reset(&sb);
+	sb_puts(&sb, "pre:");
+	ck_assert_int_eq(sb_printf(&sb, "%s:%llu", long_s, 5ull), 0);
+	ck_assert_uint_eq(sb.len, 4 + 2999 + 2);
+	ck_assert(strncmp(sb.buf, "pre:xxx", 7) == 0);
+	ck_assert_str_eq(sb.buf + sb.len - 2, ":5");
+	sb_free(&sb);
+}
+END_TEST
+
+START_TEST(test_u64_dec)
+{
+	static const uint64_t v[] = { 0, 5, 10, 12345, UINT32_MAX, UINT64_MAX - 1, UINT64_MAX };
+	char buf[U64_DEC_MAX], want[32];
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t back;
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		snprintf(want, sizeof(want), "%" PRIu64, v[i]);
+		ck_assert_str_eq(u64_dec(v[i], buf), want);
+		sb_reset(&sb);
+		ck_assert_int_eq(sb_put_u64(&sb, v[i]), 0);
+		ck_assert_str_eq(sb.buf, want);
+		ck_assert_int_eq(parse_u64(want, &back), 0);
+		ck_assert(back == v[i]);
+	}
+	sb_free(&sb);
+}
+END_TEST
+
+/* The cached second: a change of second, minute, day and year is seen; microseconds always */
+START_TEST(test_rfc3339_cache)
+{
+	static const struct { uint64_t usec; const char *want; } t[] = {
+		{ 1703980799000001ull, "2023-12-30T23:59:59.000001Z" },
+		{ 1703980799999999ull, "2023-12-30T23:59:59.999999Z" },
+		{ 1703980800000000ull, "2023-12-31T00:00:00.000000Z" },
+		{ 1704067199500000ull, "2023-12-31T23:59:59.500000Z" },
+		{ 1704067200000010ull, "2024-01-01T00:00:00.000010Z" },
+		{ 1703980799000001ull, "2023-12-30T23:59:59.000001Z" },	/* back in time */
+		{ 0, "1970-01-01T00:00:00.000000Z" },
+	};
+	char buf[40];
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		ck_assert_int_eq(format_rfc3339(t[i].usec, buf, sizeof(buf)), 0);
+		ck_assert_str_eq(buf, t[i].want);
+	}
+	ck_assert_int_lt(format_rfc3339(1703980799000001ull, buf, 27), 0);	/* no room for the NUL */
+	ck_assert_int_eq(format_rfc3339(1703980799000001ull, buf, 28), 0);
+}
+END_TEST
+
+/* Fields live in the entry's string chunks: every pointer stays valid as the entry grows */
+START_TEST(test_entry_arena)
+{
+	struct entry e;
+	const char *first_name, *first_value;
+	char name[32], value[5000];
+
+	entry_init(&e, ENTRY_KILL, LOG_ALERT, 1);
+	ck_assert_int_eq(entry_add(&e, "FIRST", "one"), 0);
+	first_name = e.fields[0].name;
+	first_value = e.fields[0].value;
+	memset(value, 'v', sizeof(value) - 1);
+	value[sizeof(value) - 1] = '\0';
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "F%d", i);
+		/* every tenth value is larger than a chunk */
+		ck_assert_int_eq(entry_add(&e, name, i % 10 ? "short" : value), 0);
+	}
+	ck_assert_int_eq(entry_add_u64(&e, "NUM", UINT64_MAX), 0);
+	ck_assert_int_eq(entry_add_id(&e, "ID", 4294967296ull), 0);
+	ck_assert_int_eq(entry_add_audit_id(&e, "AUID", AUDIT_ID_UNSET), 0);
+	ck_assert_int_eq(entry_set_message(&e, "%s %llu", "m", 3ull), 0);
+	ck_assert_int_eq(entry_set_message(&e, "%s again", e.message), 0);
+	ck_assert_uint_eq(e.n_fields, 204);
+	ck_assert_ptr_eq(e.fields[0].name, first_name);
+	ck_assert_ptr_eq(e.fields[0].value, first_value);
+	ck_assert_str_eq(e.fields[0].name, "FIRST");
+	ck_assert_str_eq(e.fields[0].value, "one");
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "F%d", i);
+		ck_assert_str_eq(e.fields[i + 1].name, name);
+		ck_assert_str_eq(e.fields[i + 1].value, i % 10 ? "short" : value);
+	}
+	ck_assert_str_eq(entry_get(&e, "NUM"), "18446744073709551615");
+	ck_assert(e.fields[201].numeric);
+	ck_assert_str_eq(entry_get(&e, "ID"), "4294967296");
+	ck_assert(!e.fields[202].numeric);
+	ck_assert(entry_field_unset(&e.fields[203]));
+	ck_assert_str_eq(e.message, "m 3 again");
+	entry_free(&e);
+	ck_assert_uint_eq(e.n_fields, 0);
+	ck_assert_ptr_null(e.message);
+	entry_free(&e);		/* twice: nothing left to free */
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -154,6 +286,10 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_text_escape);
 	tcase_add_test(tc, test_boundaries);
 	tcase_add_test(tc, test_entry_serialize);
+	tcase_add_test(tc, test_format_fast);
+	tcase_add_test(tc, test_u64_dec);
+	tcase_add_test(tc, test_rfc3339_cache);
+	tcase_add_test(tc, test_entry_arena);
 	suite_add_tcase(s, tc);
 	return s;
 }
