@@ -10,50 +10,77 @@ records=${BENCH_RECORDS:-1000000}
 printf 'journal = no\n' > "$tmp/reportd.conf"
 chmod 600 "$tmp/reportd.conf"
 
-throughput() { # EVERY: one record in EVERY is brute's
-	every=$1
-	echo "== generating $records records (1 in $every brute) =="
-	"$here/gen-stream" "$records" 0 "$every" > "$tmp/stream.log"
-	ls -l "$tmp/stream.log" | awk '{ printf "%d bytes\n", $5 }'
+reps=${BENCH_REPS:-5}
+now() { date +%s.%N; }
 
-	now() { date +%s.%N; }
+# stats FILE: "min median" of the numbers in FILE
+stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1], v[int((NR + 1) / 2)] }'; }
 
-	echo "== throughput: same file on stdin, output discarded =="
-	cat "$tmp/stream.log" > /dev/null		# warm the page cache
+run_ours() {
 	t0=$(now)
 	"$bin" --config "$tmp/reportd.conf" --input - --output text < "$tmp/stream.log" > /dev/null
 	t1=$(now)
-	ours=$(echo "$t1 - $t0" | bc -l)
+	echo "$t1 - $t0" | bc -l
+}
 
-	# audisp-syslog writes every record with syslog(3) to /dev/log.  Give it a
-	# real datagram sink there (private mount namespace) so it is not timed
-	# failing to connect; without unshare it is timed against a missing /dev/log.
-	if [ -x /usr/sbin/audisp-syslog ]; then
-		if unshare -m true 2>/dev/null; then
-			theirs=$(unshare -m sh -c '
-				d=$(mktemp -d); touch "$d/null"; mount --bind /dev/null "$d/null"
-				mount --bind "$d" /dev
-				"$1" --sink /dev/log & s=$!; sleep 0.3
-				t0=$(date +%s.%N)
-				/usr/sbin/audisp-syslog < "$2" > /dev/null 2>&1 || true
-				t1=$(date +%s.%N)
-				kill $s; echo "$t1 - $t0" | bc -l' sh "$(realpath "$here/latency")" "$tmp/stream.log")
-			how="to a datagram sink on /dev/log"
-		else
-			t0=$(now)
-			/usr/sbin/audisp-syslog < "$tmp/stream.log" > /dev/null 2>&1 || true
-			t1=$(now)
-			theirs=$(echo "$t1 - $t0" | bc -l)
-			how="(no /dev/log: syslog(3) fails to connect)"
-		fi
-		printf 'brute-reportd --input -   %8.3f s  %10.0f records/s\n' "$ours" "$(echo "$records / $ours" | bc -l)"
-		printf 'audisp-syslog             %8.3f s  %10.0f records/s  %s\n' "$theirs" "$(echo "$records / $theirs" | bc -l)" "$how"
-		printf 'ratio (audisp-syslog time / brute-reportd time): %.1fx\n' "$(echo "$theirs / $ours" | bc -l)"
+run_floor() {
+	t0=$(now)
+	"$here/auparse-floor" < "$tmp/stream.log" 2> /dev/null
+	t1=$(now)
+	echo "$t1 - $t0" | bc -l
+}
+
+# audisp-syslog writes every record with syslog(3) to /dev/log.  Give it a
+# real datagram sink there (private mount namespace) so it is not timed
+# failing to connect; without unshare it is timed against a missing /dev/log.
+run_theirs() {
+	if unshare -m true 2>/dev/null; then
+		unshare -m sh -c '
+			d=$(mktemp -d); touch "$d/null"; mount --bind /dev/null "$d/null"
+			mount --bind "$d" /dev
+			"$1" --sink /dev/log & s=$!; sleep 0.3
+			t0=$(date +%s.%N)
+			/usr/sbin/audisp-syslog < "$2" > /dev/null 2>&1 || true
+			t1=$(date +%s.%N)
+			kill $s; echo "$t1 - $t0" | bc -l' sh "$(realpath "$here/latency")" "$tmp/stream.log"
 	else
-		printf 'brute-reportd --input -   %8.3f s  %10.0f records/s (audisp-syslog not installed)\n' "$ours" "$(echo "$records / $ours" | bc -l)"
+		t0=$(now)
+		/usr/sbin/audisp-syslog < "$tmp/stream.log" > /dev/null 2>&1 || true
+		t1=$(now)
+		echo "$t1 - $t0" | bc -l
 	fi
+}
 
+line() { # NAME MIN MEDIAN NOTE
+	printf '%-26s %7.3f s %7.3f s %10.0f %10.0f  %s\n' "$1" "$2" "$3" \
+		"$(echo "$records / $2" | bc -l)" "$(echo "$records / $3" | bc -l)" "$4"
+}
 
+throughput() { # EVERY: one record in EVERY is brute's
+	every=$1
+	echo "== throughput: $records records, 1 in $every brute's; $reps runs each, interleaved =="
+	"$here/gen-stream" "$records" 0 "$every" > "$tmp/stream.log"
+	cat "$tmp/stream.log" > /dev/null		# warm the page cache
+	: > "$tmp/ours"; : > "$tmp/theirs"; : > "$tmp/floor"
+	for _ in $(seq "$reps"); do
+		run_ours >> "$tmp/ours"
+		[ -x /usr/sbin/audisp-syslog ] && run_theirs >> "$tmp/theirs"
+		run_floor >> "$tmp/floor"
+	done
+	printf '%-26s %9s %9s %10s %10s\n' "" "min" "median" "rec/s max" "rec/s med"
+	set -- $(stats "$tmp/ours"); o_min=$1 o_med=$2
+	line "brute-reportd --input -" "$o_min" "$o_med" "(text output, discarded)"
+	set -- $(stats "$tmp/floor")
+	line "libauparse alone" "$1" "$2" "(bench/auparse-floor: feed, flush, visit every field)"
+	if [ -s "$tmp/theirs" ]; then
+		set -- $(stats "$tmp/theirs"); t_min=$1 t_med=$2
+		if unshare -m true 2>/dev/null; then how="(syslog(3) to a datagram sink on /dev/log)"; else how="(no /dev/log: syslog(3) fails to connect)"; fi
+		line "audisp-syslog" "$t_min" "$t_med" "$how"
+		printf 'ratio audisp-syslog / brute-reportd time: %.2fx (medians), %.2fx (minimums)\n' \
+			"$(echo "$t_med / $o_med" | bc -l)" "$(echo "$t_min / $o_min" | bc -l)"
+	else
+		echo "audisp-syslog not installed: no ratio"
+	fi
 }
 
 throughput 100
