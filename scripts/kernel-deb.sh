@@ -13,7 +13,8 @@
 #           value asked for is checked in the result.
 #   build   make bindeb-pkg LOCALVERSION=-brute: linux-image-VERSION-brute_*.deb,
 #           linux-headers-*, linux-libc-dev_* (and linux-image-*-dbg, Debian's config having
-#           debug info) in $BRUTE_CACHE/kdeb/. Jobs: BRUTE_JOBS (default nproc).
+#           debug info) in $BRUTE_CACHE/kdeb/. Jobs: BRUTE_JOBS (default nproc). Run again
+#           after an interruption, it resumes; build-times.log keeps each run's time.
 #
 # --config-only stops after the configuration (a partial tree: only what Kconfig needs) and
 # prints the .config path: what `make check` tests (tests/host/50-kernel-config.sh).
@@ -99,10 +100,39 @@ if [ -n "$dry" ]; then
 	echo "make -C $tree ARCH=x86_64 -j$jobs LOCALVERSION=-brute KDEB_PKGVERSION=$kver-1+brute$version bindeb-pkg"
 	exit 0
 fi
+# The build takes hours on a small machine and may be stopped and run again (make resumes
+# where it stopped): each run is a segment in $kdeb/build-times.log, and the total of the
+# segments is the build's measured time.  A segment cut off without a trace (the machine
+# went away) is closed from its last heartbeat, a minute at most behind.
+times_log=$kdeb/build-times.log
+if [ -s "$kdeb/segment.open" ]; then
+	read -r s0 <"$kdeb/segment.open"
+	hb=$(cat "$kdeb/segment.heartbeat" 2>/dev/null || echo "$s0")
+	echo "segment start=$s0 end=$hb wall=$((hb - s0)) status=lost jobs=?" >>"$times_log"
+fi
 start=$(date +%s)
-log "make -j$jobs bindeb-pkg (Debian's full configuration: hours on 2 cores)"
-make -C "$tree" ARCH=x86_64 -j"$jobs" LOCALVERSION=-brute \
-	KDEB_PKGVERSION="$kver-1+brute$version" bindeb-pkg >"$kdeb/build.log" 2>&1 ||
+echo "$start" >"$kdeb/segment.open"
+# (not holding the lock; gone with this script)
+(exec 9>&-; while sleep 60 && kill -0 $$ 2>/dev/null; do date +%s >"$kdeb/segment.heartbeat"; done) &
+heartbeat=$!
+segment_end() { # STATUS
+	local end cpu
+	end=$(date +%s)
+	# user+sys of make and everything it ran (bash's times: the children's line)
+	cpu=$(times | tail -n 1 | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+	kill "$heartbeat" 2>/dev/null || true
+	echo "segment start=$start end=$end wall=$((end - start)) cpu=$cpu status=$1 jobs=$jobs nproc=$(nproc)" >>"$times_log"
+	rm -f "$kdeb/segment.open" "$kdeb/segment.heartbeat"
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^wall=/) { sub(/wall=/, "", $i); w += $i; n++ } }
+		END { printf "kernel-deb.sh: %d segment(s), %d s of build in all (%s)\n", n, w, FILENAME }' "$times_log" >&2
+}
+trap 'segment_end interrupted; exit 130' INT TERM
+log "make -j$jobs bindeb-pkg (Debian's full configuration: hours on 2 cores; segments in $times_log)"
+if ! make -C "$tree" ARCH=x86_64 -j"$jobs" LOCALVERSION=-brute \
+	KDEB_PKGVERSION="$kver-1+brute$version" bindeb-pkg >>"$kdeb/build.log" 2>&1; then
+	segment_end failed
 	die "make bindeb-pkg failed, log: $kdeb/build.log"
-log "bindeb-pkg took $(($(date +%s) - start)) s"
+fi
+trap - INT TERM
+segment_end "done"
 ls "$kdeb"/linux-image-"$kver"-brute_*.deb
