@@ -74,7 +74,7 @@ int siem_escape_sd_value(struct strbuf *out, const char *value)
 		size_t n;
 
 		/* a run of plain ASCII needing no escape: at once */
-		while (byte_in(SD_PLAIN, *q))
+		while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != ']')
 			q++;
 		if (q > p) {
 			sb_put(out, p, (size_t)(q - p));

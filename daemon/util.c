@@ -121,7 +121,7 @@ int sb_put_text(struct strbuf *sb, const char *s)
 		const unsigned char *q = p;
 		size_t n;
 
-		while (byte_in(TEXT_PLAIN, *q))	/* a run of plain ASCII: at once */
+		while (*q >= 0x20 && *q < 0x7f && *q != '\\')	/* a run of plain ASCII: at once */
 			q++;
 		if (q > p) {
 			sb_put(sb, p, (size_t)(q - p));

@@ -88,19 +88,6 @@ const char *sb_str(const struct strbuf *sb);
 
 /* ---- text escaping ---- */
 
-/*
- * Bytes a text sink writes as they are, one bit per byte value: printable
- * ASCII (0x20-0x7e) but the backslash (sb_put_text), and also but '"' and
- * ']' (RFC 5424 PARAM-VALUE).  A bitmap test per byte: the scan over every
- * message and value is most of the text output's time.
- */
-static const uint64_t TEXT_PLAIN[2] = { 0xffffffff00000000ull, 0x7fffffffefffffffull };
-static const uint64_t SD_PLAIN[2] = { 0xfffffffb00000000ull, 0x7fffffffcfffffffull };
-static inline bool byte_in(const uint64_t set[2], unsigned char c)
-{
-	return c < 128 && (set[c >> 6] >> (c & 63) & 1);
-}
-
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid (or NUL-cut). */
 size_t utf8_seq_len(const unsigned char *s);
 /*
