@@ -44,6 +44,10 @@ key=$( (stat -c '%s-%Y' "$tarball"; echo "$mode"; cd "$top" && find kernel -type
 	-not -path '*/configs/*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$tree/.brute-src-key" 2>/dev/null)" != "$key" ]; then
 	rm -rf "$tree"
+	# a new tree is a new build: its time starts from zero
+	[ "$mode" = config ] || [ ! -e "$kdeb/build-times.log" ] ||
+		mv "$kdeb/build-times.log" "$kdeb/build-times.log.old"
+	rm -f "$kdeb/segment.open" "$kdeb/segment.heartbeat"
 	start=$(date +%s)
 	if [ "$mode" = config ]; then
 		# Kconfig needs the Kconfig files, the top Makefile, scripts/, arch/x86 and include/;
