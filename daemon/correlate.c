@@ -276,24 +276,10 @@ static uint64_t record_usec(const struct brute_record *r)
 	return r->sec * 1000000 + (uint64_t)r->milli * 1000;
 }
 
-/* "%llu.%03u:%lu": the audit ID as ausearch -a takes it (buf of AUDIT_ID_LEN) */
+/* the audit ID as ausearch -a takes it (buf of AUDIT_ID_LEN) */
 static void audit_id(const struct brute_record *r, char *buf, size_t len)
 {
-	char sec[U64_DEC_MAX], milli[U64_DEC_MAX], serial[U64_DEC_MAX];
-	const char *parts[] = { u64_dec(r->sec, sec), ".", "", u64_dec(r->milli, milli), ":",
-				u64_dec(r->serial, serial) };
-	size_t at = 0;
-
-	parts[2] = &"00"[strlen(parts[3]) < 3 ? strlen(parts[3]) - 1 : 2];
-	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
-		size_t n = strlen(parts[i]);
-
-		if (at + n >= len)
-			break;
-		memcpy(buf + at, parts[i], n);
-		at += n;
-	}
-	buf[at] = '\0';
+	snprintf(buf, len, "%llu.%03u:%lu", (unsigned long long)r->sec, r->milli, r->serial);
 }
 
 static uint64_t close_time_usec(struct correlate *c)

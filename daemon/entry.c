@@ -60,7 +60,7 @@ void entry_init(struct entry *e, enum entry_kind kind, int priority, uint64_t ts
 
 /*
  * Names and values live in chunks that only grow, so a field's pointers stay
- * valid until entry_free(): one allocation per kilobyte of strings instead of
+ * valid until entry_free(): one allocation per 2 KiB of strings instead of
  * two per field.
  */
 struct entry_chunk {
