@@ -122,11 +122,13 @@ heartbeat=$!
 segment_end() { # STATUS
 	local end cpu
 	end=$(date +%s)
-	# user+sys of make and everything it ran (bash's times: the children's line)
-	cpu=$(times | tail -n 1 | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+	# user+sys of make and everything it ran: the children's line of bash's times, which
+	# must run in this shell (in a pipeline's subshell it counts that subshell's children)
+	times >"$kdeb/segment.times"
+	cpu=$(tail -n 1 "$kdeb/segment.times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
 	kill "$heartbeat" 2>/dev/null || true
 	echo "segment start=$start end=$end wall=$((end - start)) cpu=$cpu status=$1 jobs=$jobs nproc=$(nproc)" >>"$times_log"
-	rm -f "$kdeb/segment.open" "$kdeb/segment.heartbeat"
+	rm -f "$kdeb/segment.open" "$kdeb/segment.heartbeat" "$kdeb/segment.times"
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^wall=/) { sub(/wall=/, "", $i); w += $i; n++ } }
 		END { printf "kernel-deb.sh: %d segment(s), %d s of build in all (%s)\n", n, w, FILENAME }' "$times_log" >&2
 }
