@@ -109,6 +109,10 @@ fi
 # segments is the build's measured time.  A segment cut off without a trace (the machine
 # went away) is closed from its last heartbeat, a minute at most behind.
 times_log=$kdeb/build-times.log
+# a finished build's time is final: a run after it (a re-package) starts its own log
+if grep -q 'status=done' "$times_log" 2>/dev/null; then
+	mv "$times_log" "$times_log.old"
+fi
 if [ -s "$kdeb/segment.open" ]; then
 	read -r s0 <"$kdeb/segment.open"
 	hb=$(cat "$kdeb/segment.heartbeat" 2>/dev/null || echo "$s0")
