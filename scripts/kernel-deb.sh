@@ -127,9 +127,13 @@ segment_end() { # STATUS
 	local end cpu
 	end=$(date +%s)
 	# user+sys of make and everything it ran: the children's line of bash's times, which
-	# must run in this shell (in a pipeline's subshell it counts that subshell's children)
-	times >"$kdeb/segment.times"
-	cpu=$(tail -n 1 "$kdeb/segment.times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+	# must run in this shell (in a pipeline's subshell it counts that subshell's children).
+	# Only a make that ended by itself has reaped them all: an interrupted one's is "?".
+	cpu='?'
+	if [ "$1" != interrupted ]; then
+		times >"$kdeb/segment.times"
+		cpu=$(tail -n 1 "$kdeb/segment.times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+	fi
 	kill "$heartbeat" 2>/dev/null || true
 	echo "segment start=$start end=$end wall=$((end - start)) cpu=$cpu status=$1 jobs=$jobs nproc=$(nproc)" >>"$times_log"
 	rm -f "$kdeb/segment.open" "$kdeb/segment.heartbeat" "$kdeb/segment.times"
