@@ -203,15 +203,28 @@ static int copy_str(char *dst, size_t len, const char *src)
 	return 0;
 }
 
-/* auparse decodes comm/exe/ocomm (it knows them as escaped strings). */
-static int copy_interpreted(auparse_state_t *au, char *dst, size_t len)
+/*
+ * auparse decodes comm/exe/ocomm (it knows them as escaped strings).  A
+ * quoted value is one it would only strip of its quotes: that is done here,
+ * without auparse_interpret_field()'s type lookup and copy (4% of the time
+ * on a stream of brute records).  A quote inside the value (which the kernel
+ * never writes) still goes to auparse, so the result stays its own.
+ */
+static int copy_interpreted(auparse_state_t *au, const char *raw, char *dst, size_t len)
 {
-	const char *raw = auparse_get_field_str(au), *v;
-	size_t n = raw ? strlen(raw) : 0;
+	size_t n = strlen(raw);
+	const char *v;
 
 	/* a record cut inside a quoted value: comm="abc */
 	if (n && raw[0] == '"' && (n < 2 || raw[n - 1] != '"'))
 		return -EBADMSG;
+	if (n && raw[0] == '"' && !memchr(raw + 1, '"', n - 2)) {
+		if (n - 2 >= len)
+			return -EBADMSG;
+		memcpy(dst, raw + 1, n - 2);
+		dst[n - 2] = '\0';
+		return 0;
+	}
 	v = auparse_interpret_field(au);
 
 	if (!v)
@@ -252,11 +265,11 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 			    strcmp(v, "ban") == 0 ? ACTION_BAN : 0;
 		return r->action ? 0 : -EBADMSG;
 	case F_COMM:
-		return copy_interpreted(au, r->subj.comm, sizeof(r->subj.comm));
+		return copy_interpreted(au, v, r->subj.comm, sizeof(r->subj.comm));
 	case F_EXE:
-		return copy_interpreted(au, r->subj.exe, sizeof(r->subj.exe));
+		return copy_interpreted(au, v, r->subj.exe, sizeof(r->subj.exe));
 	case F_OCOMM:
-		return copy_interpreted(au, r->ocomm, sizeof(r->ocomm));
+		return copy_interpreted(au, v, r->ocomm, sizeof(r->ocomm));
 	case F_OEXE:
 		/* not in libauparse's field type table: decode here */
 		return audit_untrusted_decode(v, r->oexe, sizeof(r->oexe)) < 0 ? -EBADMSG : 0;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <auparse.h>
+
 #include "tests.h"
 #include "util.h"
 
@@ -145,6 +147,85 @@ START_TEST(test_netlink_message)
 	ck_assert_int_eq(parser_feed_netlink(p, 1712, "audit(1.0:1): a=1\ntype=UNKNOWN[1714] x", 38), 0);
 	ck_assert_uint_eq(st->garbage, 1);
 	ck_assert_uint_eq(rs->n, 1);
+	parser_free(p);
+	free(rs);
+}
+END_TEST
+
+/* libauparse's own interpretation of the field NAME in LINE: the expected value */
+static char *auparse_value(const char *line, const char *name)
+{
+	auparse_state_t *au = auparse_init(AUSOURCE_BUFFER, line);
+	const char *v;
+	char *out = NULL;
+
+	ck_assert_ptr_nonnull(au);
+	auparse_set_escape_mode(au, AUPARSE_ESC_RAW);
+	if (auparse_next_event(au) > 0 && auparse_find_field(au, name)) {
+		v = auparse_interpret_field(au);
+		out = strdup(v ? v : "");
+	}
+	auparse_destroy(au);
+	ck_assert_ptr_nonnull(out);
+	return out;
+}
+
+/*
+ * comm, exe and ocomm come out as libauparse interprets them, whether the
+ * kernel quoted them or hex-encoded them (and for a quote inside a quoted
+ * value, which the kernel never writes).  Quoted values are unquoted without
+ * auparse_interpret_field(): this checks the two agree.
+ */
+START_TEST(test_untrusted_names)
+{
+	static const char *const values[] = {
+		"\"victim\"", "\"\"", "\"a\"b\"", "\"x\"\"",
+		"6120620A63",			/* "a b\nc": hex, as the kernel writes a newline */
+		"1B5B326A",			/* ESC [ 2 j */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(values); i++) {
+		struct recs *rs = calloc(1, sizeof(*rs));
+		struct parser *p = parser_new(rec_cb, rs);
+		char line[1024], *comm, *exe, *ocomm;
+
+		snprintf(line, sizeof(line),
+			 "type=UNKNOWN[1712] msg=audit(1700000000.000:%zu): brute_hierarchy=5 origin=5 sig=11 si_code=1 faults=1 period_ms=0 ema_ms=0 ppid=1 pid=2 auid=1 uid=1 gid=1 euid=1 suid=1 fsuid=1 egid=1 sgid=1 fsgid=1 tty=(none) ses=1 comm=%s exe=%s\n",
+			 i + 1, values[i], values[i]);
+		comm = auparse_value(line, "comm");
+		exe = auparse_value(line, "exe");
+		ck_assert_int_eq(parser_feed(p, line, strlen(line)), 0);
+		ck_assert_msg(rs->n == 1, "value %s: no record", values[i]);
+		ck_assert_str_eq(rs->r[0].subj.comm, comm);
+		ck_assert_str_eq(rs->r[0].subj.exe, exe);
+
+		snprintf(line, sizeof(line),
+			 "type=UNKNOWN[1714] msg=audit(1700000000.000:%zu): brute_hierarchy=5 opid=5 ouid=0 oauid=0 oses=1 ocomm=%s oexe=\"/x\"\n",
+			 i + 100, values[i]);
+		ocomm = auparse_value(line, "ocomm");
+		ck_assert_int_eq(parser_feed(p, line, strlen(line)), 0);
+		ck_assert_msg(rs->n == 2, "value %s: no kill record", values[i]);
+		ck_assert_str_eq(rs->r[1].ocomm, ocomm);
+		free(comm);
+		free(exe);
+		free(ocomm);
+		parser_free(p);
+		free(rs);
+	}
+}
+END_TEST
+
+/* A quoted value with a space is cut in two by the field split: malformed. */
+START_TEST(test_quoted_space)
+{
+	struct recs *rs = calloc(1, sizeof(*rs));
+	struct parser *p = parser_new(rec_cb, rs);
+	const struct parser_stats *st = parser_get_stats(p);
+	const char *line = "type=UNKNOWN[1714] msg=audit(1700000000.000:1): brute_hierarchy=5 opid=5 ouid=0 oauid=0 oses=1 ocomm=\"a b\" oexe=\"/x\"\n";
+
+	ck_assert_int_eq(parser_feed(p, line, strlen(line)), 0);
+	ck_assert_uint_eq(rs->n, 0);
+	ck_assert_uint_eq(st->malformed, 1);
 	parser_free(p);
 	free(rs);
 }
@@ -548,6 +629,8 @@ Suite *parser_suite(void)
 	tcase_add_test(tc, test_no_eoe_delay);
 	tcase_add_test(tc, test_netlink_message);
 	tcase_add_test(tc, test_negative_si_code);
+	tcase_add_test(tc, test_untrusted_names);
+	tcase_add_test(tc, test_quoted_space);
 	tcase_add_test(tc, test_malformed_fixture);
 	tcase_add_test(tc, test_huge_field);
 	tcase_add_test(tc, test_garbage_bytes);
