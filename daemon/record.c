@@ -49,19 +49,30 @@ int boundaries_from_list(const char *list, unsigned *mask)
 	return 0;
 }
 
+/* "setid,network", or "none"; only whole names, as many as fit in len */
 void boundaries_to_list(unsigned mask, char *buf, size_t len)
 {
 	size_t o = 0;
 
-	buf[0] = '\0';
+	if (!len)
+		return;
 	for (unsigned i = 0; i < ARRAY_SIZE(boundary_names); i++) {
+		size_t n = strlen(boundary_names[i]);
+
 		if (!(mask & (1u << i)))
 			continue;
-		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
-				      o ? "," : "", boundary_names[i]);
+		if (o + (o ? 1 : 0) + n >= len)
+			break;
+		if (o)
+			buf[o++] = ',';
+		memcpy(buf + o, boundary_names[i], n);
+		o += n;
 	}
-	if (!o)
-		snprintf(buf, len, "none");
+	if (!o && len > 4) {
+		memcpy(buf, "none", 4);
+		o = 4;
+	}
+	buf[o] = '\0';
 }
 
 const char *attack_name(int attack)

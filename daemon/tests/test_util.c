@@ -110,6 +110,15 @@ START_TEST(test_boundaries)
 	ck_assert_uint_eq(m, 0);
 	boundaries_to_list(0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "none");
+	boundaries_to_list(BOUNDARY_SETID | BOUNDARY_FCAPS | BOUNDARY_CRED | BOUNDARY_NETWORK, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "setid,fcaps,cred,network");
+	/* a short buffer gets whole names only */
+	boundaries_to_list(BOUNDARY_SETID | BOUNDARY_FCAPS, buf, 12);
+	ck_assert_str_eq(buf, "setid,fcaps");
+	boundaries_to_list(BOUNDARY_SETID | BOUNDARY_FCAPS, buf, 11);
+	ck_assert_str_eq(buf, "setid");
+	boundaries_to_list(0, buf, 4);
+	ck_assert_str_eq(buf, "");
 	ck_assert_int_lt(boundaries_from_list("setid,bogus", &m), 0);
 }
 END_TEST
