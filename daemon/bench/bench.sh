@@ -16,10 +16,21 @@ now() { date +%s.%N; }
 # stats FILE: "min median" of the numbers in FILE
 stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1], v[int((NR + 1) / 2)] }'; }
 
+# cpu_seconds FILE: user + system seconds of the reaped children in FILE, the
+# output of `times` (second line: "0m1.234s 0m0.567s").  `times` itself must
+# run in the shell whose children are counted, not in a $(...) subshell.
+cpu_seconds() {
+	sed -n 2p "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } printf "%.3f\n", s }'
+}
+
+# run_ours: wall seconds on stdout, CPU seconds (user + system) appended to ours.cpu
 run_ours() {
 	t0=$(now)
+	times > "$tmp/times.0"
 	"$bin" --config "$tmp/reportd.conf" --input - --output text < "$tmp/stream.log" > /dev/null
+	times > "$tmp/times.1"
 	t1=$(now)
+	echo "$(cpu_seconds "$tmp/times.1") - $(cpu_seconds "$tmp/times.0")" | bc -l >> "$tmp/ours.cpu"
 	echo "$t1 - $t0" | bc -l
 }
 
@@ -40,15 +51,21 @@ run_theirs() {
 			mount --bind "$d" /dev
 			"$1" --sink /dev/log & s=$!; sleep 0.3
 			t0=$(date +%s.%N)
+			times > "$3.0"
 			/usr/sbin/audisp-syslog < "$2" > /dev/null 2>&1 || true
+			times > "$3.1"
 			t1=$(date +%s.%N)
-			kill $s; echo "$t1 - $t0" | bc -l' sh "$(realpath "$here/latency")" "$tmp/stream.log"
+			kill $s; echo "$t1 - $t0" | bc -l' sh "$(realpath "$here/latency")" "$tmp/stream.log" "$tmp/times"
 	else
 		t0=$(now)
+		times > "$tmp/times.0"
 		/usr/sbin/audisp-syslog < "$tmp/stream.log" > /dev/null 2>&1 || true
+		times > "$tmp/times.1"
 		t1=$(now)
 		echo "$t1 - $t0" | bc -l
 	fi
+	# audisp-syslog's own CPU: the sink is never reaped, so it is not counted
+	echo "$(cpu_seconds "$tmp/times.1") - $(cpu_seconds "$tmp/times.0")" | bc -l >> "$tmp/theirs.cpu"
 }
 
 line() { # NAME MIN MEDIAN NOTE
@@ -61,7 +78,7 @@ throughput() { # EVERY: one record in EVERY is brute's
 	echo "== throughput: $records records, 1 in $every brute's; $reps runs each, interleaved =="
 	"$here/gen-stream" "$records" 0 "$every" > "$tmp/stream.log"
 	cat "$tmp/stream.log" > /dev/null		# warm the page cache
-	: > "$tmp/ours"; : > "$tmp/theirs"; : > "$tmp/floor"
+	: > "$tmp/ours"; : > "$tmp/theirs"; : > "$tmp/floor"; : > "$tmp/ours.cpu"; : > "$tmp/theirs.cpu"
 	for _ in $(seq "$reps"); do
 		run_ours >> "$tmp/ours"
 		[ -x /usr/sbin/audisp-syslog ] && run_theirs >> "$tmp/theirs"
@@ -78,6 +95,12 @@ throughput() { # EVERY: one record in EVERY is brute's
 		line "audisp-syslog" "$t_min" "$t_med" "$how"
 		printf 'ratio audisp-syslog / brute-reportd time: %.2fx (medians), %.2fx (minimums)\n' \
 			"$(echo "$t_med / $o_med" | bc -l)" "$(echo "$t_min / $o_min" | bc -l)"
+		set -- $(stats "$tmp/ours.cpu"); oc_min=$1 oc_med=$2
+		set -- $(stats "$tmp/theirs.cpu")
+		printf 'CPU (user + system) per run: brute-reportd %.3f / %.3f s, audisp-syslog %.3f / %.3f s (min / median)\n' \
+			"$oc_min" "$oc_med" "$1" "$2"
+		printf 'ratio audisp-syslog / brute-reportd CPU: %.2fx (medians), %.2fx (minimums)\n' \
+			"$(echo "$2 / $oc_med" | bc -l)" "$(echo "$1 / $oc_min" | bc -l)"
 	else
 		echo "audisp-syslog not installed: no ratio"
 	fi
