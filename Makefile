@@ -13,6 +13,7 @@
 #   make deb                    the brute-reportd Debian package (scripts/pkg.sh)
 #   make kernel-deb             a Debian kernel package of 6.12 with Brute (scripts/kernel-deb.sh;
 #                               Debian's config + ours: hours on 2 cores)
+#   make kernel-deb-boot        boot that package's kernel in the fast guest and run its tests
 #
 # Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
 # kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
@@ -30,7 +31,7 @@ CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	check-debug shell-fast shell-system bench install uninstall dist deb kernel-deb clean
+	check-debug shell-fast shell-system bench install uninstall dist deb kernel-deb kernel-deb-boot clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -128,6 +129,10 @@ deb: deps
 # Prints the linux-image .deb path ($(CACHE)/kdeb/).
 kernel-deb: deps
 	@scripts/kernel-deb.sh
+
+# Boots the package make kernel-deb built (it does not build one: hours on 2 cores).
+kernel-deb-boot: deps
+	@scripts/kernel-deb-boot.sh
 
 # Removes the rig's outputs (guest images, selftest and helper programs, runs); the kernel
 # tree in the same cache belongs to scripts/kernel.sh and stays.
