@@ -3,11 +3,19 @@
  * Brute LSM - Audit records
  *
  * One record type per fact (see Documentation/admin-guide/LSM/Brute.rst and
- * uapi/linux/audit.h).  Every record names the hierarchy it is about with
- * brute_hierarchy=, an identifier never reused.  Records are allocated with
- * GFP_NOWAIT: they are emitted on the fatal signal path, under RCU and from
- * softirq context; when audit's backlog is full they are dropped and counted
- * as lost by audit, the statistics they report are kept regardless.
+ * uapi/linux/audit.h).  Every record about a hierarchy names it with
+ * brute_hierarchy=, an identifier never reused; records about a peer name
+ * it and the endpoint with the fields of brute_peer_key_format().
+ *
+ * Every record is emitted in task context, where it may wait for audit's
+ * backlog like the records of a system call: the crashing task, or the
+ * task whose system call crossed a boundary, waits, never a softirq (the
+ * "deallocated" records come from a worker, the kill records after the
+ * kill loop).  A flood of crashes slows the crashing tasks down; it does
+ * not make audit lose records that it could have queued.  A record audit
+ * does not take (its backlog stayed full, no memory, or an exclude rule)
+ * is counted: /sys/kernel/security/brute/stats shows the count and the
+ * next record carries it (records_dropped=).
  */
 
 #include <linux/audit.h>
@@ -22,13 +30,50 @@
 #include "audit.h"
 #include "common.h"
 #include "hierarchy.h"
+#include "peer.h"
 #include "target.h"
 
-#define BRUTE_AUDIT_GFP (GFP_NOWAIT | __GFP_NOWARN)
+static atomic64_t brute_records_dropped = ATOMIC64_INIT(0);
+static atomic64_t brute_records_reported = ATOMIC64_INIT(0);
 
 static const char *const brute_boundary_names[] = {
-	"setid", "fcaps", "cred", "network",
+	"setid", "fcaps", "cred", "network", "unix",
 };
+
+static struct audit_buffer *brute_audit_start(struct audit_context *ctx,
+					      int type)
+{
+	struct audit_buffer *ab;
+
+	if (!audit_enabled)
+		return NULL;
+	ab = audit_log_start(ctx, GFP_KERNEL, type);
+	if (!ab)
+		atomic64_inc(&brute_records_dropped);
+	return ab;
+}
+
+/* The first record after some were dropped says how many, in total. */
+static void brute_audit_end(struct audit_buffer *ab)
+{
+	s64 dropped = atomic64_read(&brute_records_dropped);
+	s64 reported = atomic64_read(&brute_records_reported);
+
+	if (dropped != reported &&
+	    atomic64_try_cmpxchg(&brute_records_reported, &reported, dropped))
+		audit_log_format(ab, " records_dropped=%lld", dropped);
+	audit_log_end(ab);
+}
+
+/**
+ * brute_audit_dropped() - Count the records audit did not take
+ *
+ * Return: How many records Brute could not emit since boot.
+ */
+u64 brute_audit_dropped(void)
+{
+	return atomic64_read(&brute_records_dropped);
+}
 
 static void brute_log_boundaries(struct audit_buffer *ab, u32 boundaries)
 {
@@ -66,8 +111,7 @@ static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 
 	if (test_and_set_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags))
 		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_HIERARCHY);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_HIERARCHY);
 	if (!ab)
 		return;
 	rcu_read_lock();
@@ -77,7 +121,7 @@ static void brute_audit_allocated(struct brute_hierarchy *hierarchy)
 	rcu_read_unlock();
 	brute_log_boundaries(ab, READ_ONCE(hierarchy->seen));
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 static void brute_log_target(struct audit_buffer *ab,
@@ -86,6 +130,15 @@ static void brute_log_target(struct audit_buffer *ab,
 	audit_log_format(ab, "attacker_uid=%u target_dev=%u:%u target_ino=%llu",
 			 from_kuid(&init_user_ns, key->uid), MAJOR(key->dev),
 			 MINOR(key->dev), key->ino);
+}
+
+static void brute_log_peer(struct audit_buffer *ab,
+			   const struct brute_peer_key *key)
+{
+	char buf[BRUTE_PEER_KEY_LEN];
+
+	brute_peer_key_format(buf, sizeof(buf), key);
+	audit_log_format(ab, "%s", buf);
 }
 
 static void brute_log_ids(struct audit_buffer *ab, const char *prefix,
@@ -111,7 +164,8 @@ static void brute_log_ids(struct audit_buffer *ab, const char *prefix,
  * @new: Credentials after it.
  *
  * Called in task context, inside the system call that crossed the boundary,
- * so that the record joins that syscall's event.
+ * so that the record joins that syscall's event.  A privilege gain names
+ * who answers for it (owner_uid=).
  */
 void brute_audit_boundary(struct brute_hierarchy *hierarchy, u32 boundary,
 			  const struct cred *old, const struct cred *new)
@@ -121,16 +175,20 @@ void brute_audit_boundary(struct brute_hierarchy *hierarchy, u32 boundary,
 	if (!audit_enabled)
 		return;
 	brute_audit_allocated(hierarchy);
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_BOUNDARY);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_BOUNDARY);
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu boundary=%s", hierarchy->id,
 			 brute_boundary_names[__ffs(boundary)]);
 	brute_log_ids(ab, "old_", old);
 	brute_log_ids(ab, "new_", new);
+	if (boundary & BRUTE_BOUNDARY_GAIN)
+		audit_log_format(ab, " owner_uid=%u attacker_uid=%u",
+				 from_kuid(&init_user_ns, hierarchy->owner),
+				 from_kuid(&init_user_ns,
+					   hierarchy->principal));
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
@@ -147,8 +205,7 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 	if (!audit_enabled)
 		return;
 	brute_audit_allocated(crash->hierarchy);
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_CRASH);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_CRASH);
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
@@ -156,14 +213,20 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 	if (crash->target) {
 		audit_log_format(ab, " ");
 		brute_log_target(ab, crash->target);
+		audit_log_format(ab, " scope=%s", crash->scope);
 	}
 	audit_log_format(ab,
-			 " sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu",
+			 " sig=%d si_code=%d faults=%u period_ms=%llu ema_ms=%llu source=%s",
 			 info->si_signo, info->si_code, crash->stats.faults,
 			 brute_ms(crash->period_ns),
-			 brute_ms(crash->stats.ema_ns));
+			 brute_ms(crash->stats.ema_ns), crash->source);
+	if (crash->peer) {
+		audit_log_format(ab, " ");
+		brute_log_peer(ab, crash->peer);
+		audit_log_format(ab, " peer_faults=%u", crash->peer_faults);
+	}
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
@@ -172,7 +235,8 @@ void brute_audit_crash(const struct brute_crash_info *crash,
  * @verdict: The verdict, not BRUTE_VERDICT_NONE.
  * @params: The parameters it was given with.
  * @mode: The mode in force (enum brute_mode).
- * @mitigation: What Brute does about it: "kill", "ban" or "audit".
+ * @mitigation: What Brute does about it: "kill", "ban", "peer_ban",
+ *              "audit" or "none".
  */
 void brute_audit_attack(const struct brute_crash_info *crash,
 			enum brute_verdict verdict,
@@ -181,45 +245,48 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_ATTACK);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_ATTACK);
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu attack=%s",
 			 crash->hierarchy->id, crash->origin->id,
-			 crash->target ? "exec" : "fork");
+			 crash->attack);
 	if (crash->target) {
 		audit_log_format(ab, " ");
 		brute_log_target(ab, crash->target);
+		audit_log_format(ab, " scope=%s", crash->scope);
+	}
+	if (crash->peer) {
+		audit_log_format(ab, " ");
+		brute_log_peer(ab, crash->peer);
 	}
 	audit_log_format(ab,
-			 " speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s",
+			 " speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s source=%s",
 			 verdict == BRUTE_VERDICT_SLOW ? "slow" : "fast",
 			 crash->stats.faults, brute_ms(crash->stats.ema_ns),
 			 params->threshold_ms, params->max_faults, mode,
-			 mitigation);
+			 mitigation, crash->source);
+	/* The backstop's count is its own threshold, not max_faults. */
+	if (!strcmp(crash->attack, "backstop"))
+		audit_log_format(ab, " backstop_faults=%u",
+				 params->backstop_faults);
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
  * brute_audit_kill() - Report a task killed by Brute
  * @hierarchy: The hierarchy of the attack.
- * @task: The task, protected by RCU by the caller.
+ * @task: The task, a reference held by the caller.
+ * @exe: Its executable when it was killed, or NULL.
  */
 void brute_audit_kill(struct brute_hierarchy *hierarchy,
-		      struct task_struct *task)
+		      struct task_struct *task, struct file *exe)
 {
 	char comm[sizeof(task->comm)];
 	struct audit_buffer *ab;
-	struct file *exe;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_KILL);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_KILL);
 	if (!ab)
 		return;
 	audit_log_format(ab,
@@ -229,14 +296,11 @@ void brute_audit_kill(struct brute_hierarchy *hierarchy,
 			 from_kuid(&init_user_ns, audit_get_loginuid(task)),
 			 audit_get_sessionid(task));
 	audit_log_untrustedstring(ab, get_task_comm(comm, task));
-	exe = get_task_exe_file(task);
-	if (exe) {
+	if (exe)
 		audit_log_d_path(ab, " oexe=", &exe->f_path);
-		fput(exe);
-	} else {
+	else
 		audit_log_format(ab, " oexe=(null)");
-	}
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
@@ -250,96 +314,88 @@ void brute_audit_kill_summary(struct brute_hierarchy *hierarchy, u32 killed,
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_KILL);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_KILL);
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu killed=%u unreported=%u",
 			 hierarchy->id, killed, killed - reported);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
  * brute_audit_ban() - Report a ban
  * @hierarchy: The hierarchy whose crash gave the verdict.
- * @key: Who is banned from what.
+ * @key: Who is banned from what (target 0:0 0 with scope "any": every
+ *       privileged execve()).
+ * @scope: "target", "overflow" or "any".
  * @name: The target's file name.
  * @ban_s: For how long, in seconds.
  */
 void brute_audit_ban(struct brute_hierarchy *hierarchy,
-		     const struct brute_target_key *key, const char *name,
-		     u32 ban_s)
+		     const struct brute_target_key *key, const char *scope,
+		     const char *name, u32 ban_s)
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_BAN);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_BAN);
 	if (!ab)
 		return;
 	brute_log_target(ab, key);
 	audit_log_format(ab, " target_name=");
 	audit_log_untrustedstring(ab, name);
-	audit_log_format(ab, " ban_s=%u brute_hierarchy=%llu", ban_s,
-			 hierarchy->id);
+	audit_log_format(ab, " ban_s=%u brute_hierarchy=%llu scope=%s", ban_s,
+			 hierarchy->id, scope);
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 static const char *const brute_unban_reasons[] = {
 	[BRUTE_UNBAN_EXPIRED] = "expired",
 	[BRUTE_UNBAN_LIFTED] = "lifted",
-	[BRUTE_UNBAN_EVICTED] = "evicted",
 };
 
 /**
  * brute_audit_unban() - Report the end of a ban
- * @entry: The entry, out of the table.
- * @reason: Why, enum brute_unban_reason.
+ * @key: Who was banned from what.
+ * @name: The target's file name ("*" for every target).
+ * @scope: "target", "overflow" or "any".
+ * @reason: Why it ended.
+ * @denied: How many execve() calls it refused.
  *
  * A lifted ban names the task that lifted it (inside its write()); an
  * expired one is reported by a kernel worker and has no subject.
  */
-void brute_audit_unban(const struct brute_target *entry, int reason)
+void brute_audit_unban(const struct brute_target_key *key, const char *name,
+		       const char *scope, enum brute_unban_reason reason,
+		       u32 denied)
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(reason == BRUTE_UNBAN_EXPIRED ? NULL :
-			     audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_UNBAN);
+	ab = brute_audit_start(reason == BRUTE_UNBAN_EXPIRED ? NULL :
+			       audit_context(), AUDIT_BRUTE_UNBAN);
 	if (!ab)
 		return;
-	brute_log_target(ab, &entry->key);
+	brute_log_target(ab, key);
 	audit_log_format(ab, " target_name=");
-	audit_log_untrustedstring(ab, entry->name);
-	audit_log_format(ab, " reason=%s denied=%u",
-			 brute_unban_reasons[reason],
-			 atomic_read(&entry->denied));
+	audit_log_untrustedstring(ab, name);
+	audit_log_format(ab, " reason=%s denied=%u scope=%s",
+			 brute_unban_reasons[reason], denied, scope);
 	if (reason != BRUTE_UNBAN_EXPIRED)
 		audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
  * brute_audit_skipped() - Report a crash the (user, target) table missed
  * @hierarchy: The crashing hierarchy.
- * @key: The entry it could not be charged to (no memory, or the table is
- *       full of other users' bans).
+ * @key: The entry it could not be charged to (no memory).
  */
 void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 			 const struct brute_target_key *key)
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), BRUTE_AUDIT_GFP,
-			     AUDIT_BRUTE_CRASH);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_CRASH);
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu origin=%llu",
@@ -348,24 +404,67 @@ void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 	brute_log_target(ab, key);
 	audit_log_format(ab, " charged=no");
 	audit_log_task_info(ab);
-	audit_log_end(ab);
+	brute_audit_end(ab);
+}
+
+/**
+ * brute_audit_peer_ban() - Report that an endpoint refuses a peer
+ * @hierarchy: The hierarchy whose crash gave the verdict.
+ * @key: The peer (or enclosing prefix) and the endpoint.
+ * @faults: The crashes that gave the verdict.
+ * @ban_s: For how long, in seconds.
+ */
+void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
+			  const struct brute_peer_key *key, u32 faults,
+			  u32 ban_s)
+{
+	struct audit_buffer *ab;
+
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_PEER_BAN);
+	if (!ab)
+		return;
+	audit_log_format(ab, "brute_hierarchy=%llu ", hierarchy->id);
+	brute_log_peer(ab, key);
+	audit_log_format(ab, " faults=%u ban_s=%u", faults, ban_s);
+	audit_log_task_info(ab);
+	brute_audit_end(ab);
+}
+
+/**
+ * brute_audit_peer_unban() - Report the end of a peer ban
+ * @key: The peer and the endpoint.
+ * @reason: Why it ended.
+ * @refused: How many connection requests and receives it refused.
+ */
+void brute_audit_peer_unban(const struct brute_peer_key *key,
+			    enum brute_unban_reason reason, u32 refused)
+{
+	struct audit_buffer *ab;
+
+	ab = brute_audit_start(reason == BRUTE_UNBAN_EXPIRED ? NULL :
+			       audit_context(), AUDIT_BRUTE_PEER_UNBAN);
+	if (!ab)
+		return;
+	brute_log_peer(ab, key);
+	audit_log_format(ab, " reason=%s refused=%u",
+			 brute_unban_reasons[reason], refused);
+	if (reason != BRUTE_UNBAN_EXPIRED)
+		audit_log_task_info(ab);
+	brute_audit_end(ab);
 }
 
 /**
  * brute_audit_deallocated() - Report the end of a hierarchy
  * @hierarchy: The hierarchy, whose last reference is gone.
  *
- * Only hierarchies whose allocation was reported are.  This may run in
- * softirq context, where current is unrelated: the record carries no subject.
+ * Only hierarchies whose allocation was reported are.  A kernel worker
+ * reports it: the record carries no subject.
  */
 void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
 {
 	struct audit_buffer *ab;
 
-	if (!test_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags) ||
-	    !audit_enabled)
-		return;
-	ab = audit_log_start(NULL, BRUTE_AUDIT_GFP, AUDIT_BRUTE_HIERARCHY);
+	ab = brute_audit_start(NULL, AUDIT_BRUTE_HIERARCHY);
 	if (!ab)
 		return;
 	audit_log_format(ab,
@@ -373,7 +472,7 @@ void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
 			 hierarchy->id, hierarchy->crashes,
 			 hierarchy->attacks, hierarchy->killed);
 	brute_log_boundaries(ab, hierarchy->seen);
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }
 
 /**
@@ -386,13 +485,11 @@ void brute_audit_config(const char *name, unsigned int old, unsigned int new)
 {
 	struct audit_buffer *ab;
 
-	if (!audit_enabled)
-		return;
-	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_BRUTE_CONFIG);
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_CONFIG);
 	if (!ab)
 		return;
 	audit_log_format(ab, "tunable=%s old=%u new=%u", name, old, new);
 	audit_log_task_info(ab);
 	audit_log_format(ab, " res=1");
-	audit_log_end(ab);
+	brute_audit_end(ab);
 }

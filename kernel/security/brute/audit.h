@@ -7,30 +7,46 @@
 #define _SECURITY_BRUTE_AUDIT_H
 
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/signal_types.h>
 #include <linux/types.h>
 
 #include "detect.h"
+#include "table.h"
 
 struct brute_hierarchy;
-struct brute_target;
+struct brute_peer_key;
 struct brute_target_key;
 
 /**
  * struct brute_crash_info - What a CRASH or ATTACK record reports
- * @hierarchy: The hierarchy the record names: the crashing one for a fork
- *             attack, its exec parent (the processes that forked it) if
- *             any for an exec attack.
+ * @hierarchy: The hierarchy the record names: the crashing one, or for an
+ *             exec attack its exec parent (the processes that forked it)
+ *             if any.
  * @origin: The hierarchy of the crashing task.
+ * @attack: For an ATTACK record, what was attacked: "fork" (a user's own
+ *          privileged image), "exec" (a target, by a user), "peer" (an
+ *          endpoint, by a peer) or "backstop" (a service, by many peers or
+ *          nobody known).
+ * @source: Who the crash is charged to: "peer", "user" or "unknown".
  * @target: For an exec attack, the (user, target) entry's key; else NULL.
+ * @scope: With @target: "target", "overflow" or "any".
+ * @peer: The peer's entry (its enclosing prefix's for an escalation), or
+ *        NULL.
+ * @peer_faults: With @peer, the faults counted for it.
  * @stats: The statistics after the update.
  * @period_ns: The period this crash added.
  */
 struct brute_crash_info {
 	struct brute_hierarchy *hierarchy;
 	struct brute_hierarchy *origin;
+	const char *attack;
+	const char *source;
 	const struct brute_target_key *target;
+	const char *scope;
+	const struct brute_peer_key *peer;
+	u32 peer_faults;
 	struct brute_stats stats;
 	u64 period_ns;
 };
@@ -46,18 +62,26 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 			const struct brute_params *params, unsigned int mode,
 			const char *mitigation);
 void brute_audit_kill(struct brute_hierarchy *hierarchy,
-		      struct task_struct *task);
+		      struct task_struct *task, struct file *exe);
 void brute_audit_kill_summary(struct brute_hierarchy *hierarchy, u32 killed,
 			      u32 reported);
 void brute_audit_ban(struct brute_hierarchy *hierarchy,
-		     const struct brute_target_key *key, const char *name,
-		     u32 ban_s);
-void brute_audit_unban(const struct brute_target *entry, int reason);
+		     const struct brute_target_key *key, const char *scope,
+		     const char *name, u32 ban_s);
+void brute_audit_unban(const struct brute_target_key *key, const char *name,
+		       const char *scope, enum brute_unban_reason reason,
+		       u32 denied);
 void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 			 const struct brute_target_key *key);
+void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
+			  const struct brute_peer_key *key, u32 faults,
+			  u32 ban_s);
+void brute_audit_peer_unban(const struct brute_peer_key *key,
+			    enum brute_unban_reason reason, u32 refused);
 void brute_audit_deallocated(struct brute_hierarchy *hierarchy);
 void brute_audit_config(const char *name, unsigned int old,
 			unsigned int new);
+u64 brute_audit_dropped(void);
 
 #else /* CONFIG_AUDIT */
 
@@ -80,7 +104,8 @@ static inline void brute_audit_attack(const struct brute_crash_info *crash,
 }
 
 static inline void brute_audit_kill(struct brute_hierarchy *hierarchy,
-				    struct task_struct *task)
+				    struct task_struct *task,
+				    struct file *exe)
 {
 }
 
@@ -91,17 +116,32 @@ static inline void brute_audit_kill_summary(struct brute_hierarchy *hierarchy,
 
 static inline void brute_audit_ban(struct brute_hierarchy *hierarchy,
 				   const struct brute_target_key *key,
-				   const char *name, u32 ban_s)
+				   const char *scope, const char *name,
+				   u32 ban_s)
 {
 }
 
-static inline void brute_audit_unban(const struct brute_target *entry,
-				     int reason)
+static inline void brute_audit_unban(const struct brute_target_key *key,
+				     const char *name, const char *scope,
+				     enum brute_unban_reason reason,
+				     u32 denied)
 {
 }
 
 static inline void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 				       const struct brute_target_key *key)
+{
+}
+
+static inline void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
+					const struct brute_peer_key *key,
+					u32 faults, u32 ban_s)
+{
+}
+
+static inline void brute_audit_peer_unban(const struct brute_peer_key *key,
+					  enum brute_unban_reason reason,
+					  u32 refused)
 {
 }
 
@@ -112,6 +152,11 @@ static inline void brute_audit_deallocated(struct brute_hierarchy *hierarchy)
 static inline void brute_audit_config(const char *name, unsigned int old,
 				      unsigned int new)
 {
+}
+
+static inline u64 brute_audit_dropped(void)
+{
+	return 0;
 }
 
 #endif /* CONFIG_AUDIT */

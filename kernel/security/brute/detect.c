@@ -6,11 +6,14 @@
  * tested with KUnit and reasoned about without locks.
  */
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/signal.h>
 #include <linux/time64.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "common.h"
 #include "detect.h"
@@ -48,6 +51,29 @@ void brute_stats_reset(struct brute_stats *stats, u64 now_ns)
 }
 
 /**
+ * brute_stats_forget() - Start statistics afresh after a quiet period
+ * @stats: Statistics.
+ * @now_ns: Current time, from ktime_get_ns().
+ * @forget_ns: How long without a crash forgets them.
+ *
+ * The time of the last crash stays: the next crash adds the whole quiet
+ * period to the average, so that it takes min_faults crashes again, and
+ * more than that after a long quiet period, for a verdict.  A time taken
+ * before a racing crash updated @stats (@now_ns earlier than the last
+ * crash) is never a quiet period.
+ *
+ * Return: True if they were forgotten.
+ */
+bool brute_stats_forget(struct brute_stats *stats, u64 now_ns, u64 forget_ns)
+{
+	if (now_ns <= stats->last_ns || now_ns - stats->last_ns < forget_ns)
+		return false;
+	stats->faults = 0;
+	stats->ema_ns = 0;
+	return true;
+}
+
+/**
  * brute_stats_update() - Count a crash
  * @stats: Statistics of the hierarchy the crash is charged to.
  * @now_ns: Time of the crash, from ktime_get_ns().
@@ -63,7 +89,8 @@ u64 brute_stats_update(struct brute_stats *stats, u64 now_ns,
 
 	stats->ema_ns = brute_ema_next(stats->ema_ns, period, params->ema_num,
 				       params->ema_den);
-	stats->last_ns = now_ns;
+	/* A time read before a racing crash never moves the clock back. */
+	stats->last_ns = max(stats->last_ns, now_ns);
 	if (stats->faults < U32_MAX)
 		stats->faults++;
 	return period;
@@ -92,6 +119,29 @@ enum brute_verdict brute_verdict(const struct brute_stats *stats,
 	if (stats->ema_ns < (u64)params->threshold_ms * NSEC_PER_MSEC)
 		return BRUTE_VERDICT_FAST;
 	return BRUTE_VERDICT_NONE;
+}
+
+/**
+ * brute_backstop_verdict() - Decide whether a service has crashed too often
+ * @stats: Statistics of a hierarchy that is not its user's own privileged
+ *         image: its crashes come from peers, or from nobody known.
+ * @params: Detection parameters.
+ *
+ * The backstop bounds the crashes one memory image (one randomization of
+ * its layout and canary) can take, however many peers cause them: at
+ * @params->backstop_faults crashes without a quiet period of forget_time_s,
+ * whatever their pace.
+ *
+ * Return: BRUTE_VERDICT_NONE, else FAST or SLOW after the average period.
+ */
+enum brute_verdict brute_backstop_verdict(const struct brute_stats *stats,
+					  const struct brute_params *params)
+{
+	if (stats->faults < params->backstop_faults)
+		return BRUTE_VERDICT_NONE;
+	if (stats->ema_ns < (u64)params->threshold_ms * NSEC_PER_MSEC)
+		return BRUTE_VERDICT_FAST;
+	return BRUTE_VERDICT_SLOW;
 }
 
 /**
@@ -177,6 +227,81 @@ bool brute_ids_changed(const struct brute_ids *ids, const struct cred *cred)
 	       !gid_eq(ids->fsgid, cred->fsgid);
 }
 
+/**
+ * brute_exec_gain() - Tell what privilege an execve() gains
+ * @old: The credentials of the task before the execve().
+ * @new: The credentials of the new image.
+ *
+ * A gain is what the user could not have had without the program: an
+ * effective user ID that is none of the task's own and that it could not
+ * switch to (no CAP_SETUID), an effective group ID that is none of its own
+ * nor of its supplementary groups (no CAP_SETGID), or permitted capabilities
+ * beyond the ambient set for a user who is not root in its user namespace
+ * (file capabilities).  What a user could take anyway is no gain: a
+ * set-group-ID copy for a group they are in, the capabilities root of a
+ * user namespace gets back at execve() after dropping them, root executing
+ * a set-user-ID program of another user.
+ *
+ * Return: BRUTE_BOUNDARY_SETID, BRUTE_BOUNDARY_FCAPS, or 0 for no gain.
+ */
+u32 brute_exec_gain(const struct cred *old, const struct cred *new)
+{
+	if (!uid_eq(new->euid, old->uid) && !uid_eq(new->euid, old->euid) &&
+	    !uid_eq(new->euid, old->suid) &&
+	    !cap_raised(old->cap_effective, CAP_SETUID))
+		return BRUTE_BOUNDARY_SETID;
+	if (!gid_eq(new->egid, old->gid) && !gid_eq(new->egid, old->egid) &&
+	    !gid_eq(new->egid, old->sgid) &&
+	    !(old->group_info && groups_search(old->group_info, new->egid)) &&
+	    !cap_raised(old->cap_effective, CAP_SETGID))
+		return BRUTE_BOUNDARY_SETID;
+	if (!uid_eq(new->uid, make_kuid(new->user_ns, 0)) &&
+	    !cap_issubset(new->cap_permitted, new->cap_ambient))
+		return BRUTE_BOUNDARY_FCAPS;
+	return 0;
+}
+
+/**
+ * brute_cred_is_user() - Tell whether credentials are a user's own
+ * @cred: Credentials.
+ * @uid: The user.
+ *
+ * Return: True if every user ID of @cred is @uid, its effective, saved and
+ * filesystem group IDs are its real one and it has no permitted capability
+ * beyond the ambient set: nothing of a privilege gained is left.
+ */
+bool brute_cred_is_user(const struct cred *cred, kuid_t uid)
+{
+	return uid_eq(cred->uid, uid) && uid_eq(cred->euid, uid) &&
+	       uid_eq(cred->suid, uid) && uid_eq(cred->fsuid, uid) &&
+	       gid_eq(cred->egid, cred->gid) && gid_eq(cred->sgid, cred->gid) &&
+	       gid_eq(cred->fsgid, cred->gid) &&
+	       cap_issubset(cred->cap_permitted, cred->cap_ambient);
+}
+
+/**
+ * brute_principal() - Tell who answers for a user
+ * @ns: The user namespace the user's task runs in.
+ * @uid: The user.
+ *
+ * Inside a user namespace, every ID and capability is mapped from what the
+ * namespace's creator was given (its own ID, its subordinate IDs): its
+ * creator answers for all of them, so that a user with 65536 subordinate
+ * IDs is one user to Brute.  A nested namespace answers to the creator of
+ * the outermost one below the initial namespace.
+ *
+ * Return: @uid in the initial user namespace, else the kernel user ID of
+ * that creator.
+ */
+kuid_t brute_principal(const struct user_namespace *ns, kuid_t uid)
+{
+	if (ns == &init_user_ns)
+		return uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
 #ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
 
 #include <kunit/test.h>
@@ -190,6 +315,13 @@ static const struct brute_params test_params = {
 	.ban_time_s = 900,
 	.table_size = 1024,
 	.forget_time_s = 3600,
+	.backstop_faults = 32,
+	.peer_ban_time_s = 900,
+	.peer_prefix_v4 = 32,
+	.peer_prefix_v6 = 64,
+	.escalate_prefix_v4 = 24,
+	.escalate_prefix_v6 = 48,
+	.escalate_faults = 15,
 };
 
 static void test_ema_weight(struct kunit *const test)
@@ -232,6 +364,7 @@ static void test_stats_update(struct kunit *const test)
 	/* A clock that did not move gives a zero period, not a huge one. */
 	KUNIT_EXPECT_EQ(test, 0, brute_stats_update(&stats, 1400, &test_params));
 	KUNIT_EXPECT_EQ(test, 2, stats.faults);
+	KUNIT_EXPECT_EQ(test, 1500, stats.last_ns);
 	/* The fault count saturates. */
 	stats.faults = U32_MAX;
 	brute_stats_update(&stats, 2000, &test_params);
@@ -435,6 +568,199 @@ static void test_ids_changed(struct kunit *const test)
 #undef CHECK_ID_FIELD
 }
 
+/* A quiet period forgets; a time from before a racing crash does not. */
+static void test_stats_forget(struct kunit *const test)
+{
+	const u64 forget = 3600ULL * NSEC_PER_SEC;
+	struct brute_stats stats;
+
+	brute_stats_reset(&stats, 0);
+	brute_stats_update(&stats, 1000, &test_params);
+	brute_stats_update(&stats, 2000, &test_params);
+	KUNIT_EXPECT_EQ(test, 2, stats.faults);
+
+	/* Just under the quiet period: kept. */
+	KUNIT_EXPECT_FALSE(test, brute_stats_forget(&stats, 2000 + forget - 1,
+						    forget));
+	KUNIT_EXPECT_EQ(test, 2, stats.faults);
+	/* Out of order: now was read before a racing crash at 2000. */
+	KUNIT_EXPECT_FALSE(test, brute_stats_forget(&stats, 1500, forget));
+	KUNIT_EXPECT_FALSE(test, brute_stats_forget(&stats, 2000, forget));
+	KUNIT_EXPECT_EQ(test, 2, stats.faults);
+	KUNIT_EXPECT_EQ(test, 0, brute_stats_update(&stats, 1500, &test_params));
+	KUNIT_EXPECT_EQ(test, 3, stats.faults);
+
+	/* The quiet period: forgotten, and it weighs in the next average. */
+	KUNIT_EXPECT_TRUE(test, brute_stats_forget(&stats, 2000 + forget,
+						   forget));
+	KUNIT_EXPECT_EQ(test, 0, stats.faults);
+	KUNIT_EXPECT_EQ(test, 0, stats.ema_ns);
+	brute_stats_update(&stats, 2000 + forget, &test_params);
+	KUNIT_EXPECT_EQ(test, 1, stats.faults);
+	KUNIT_EXPECT_EQ(test, forget / 10 * 7, stats.ema_ns);
+}
+
+/* The backstop needs backstop_faults crashes, fast or slow. */
+static void test_backstop_verdict(struct kunit *const test)
+{
+	struct brute_stats stats = { .faults = 31, .ema_ns = 0 };
+
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE,
+			brute_backstop_verdict(&stats, &test_params));
+	/* A handful of fast crashes is no verdict for a service. */
+	stats.faults = 12;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE,
+			brute_backstop_verdict(&stats, &test_params));
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST,
+			brute_verdict(&stats, &test_params));
+	stats.faults = 32;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST,
+			brute_backstop_verdict(&stats, &test_params));
+	stats.ema_ns = 3600ULL * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_SLOW,
+			brute_backstop_verdict(&stats, &test_params));
+}
+
+static void test_cred_init(struct cred *cred, u32 uid, u32 gid)
+{
+	memset(cred, 0, sizeof(*cred));
+	cred->uid = KUIDT_INIT(uid);
+	cred->euid = KUIDT_INIT(uid);
+	cred->suid = KUIDT_INIT(uid);
+	cred->fsuid = KUIDT_INIT(uid);
+	cred->gid = KGIDT_INIT(gid);
+	cred->egid = KGIDT_INIT(gid);
+	cred->sgid = KGIDT_INIT(gid);
+	cred->fsgid = KGIDT_INIT(gid);
+	cred->user_ns = &init_user_ns;
+	if (!uid) {
+		cred->cap_permitted = CAP_FULL_SET;
+		cred->cap_effective = CAP_FULL_SET;
+	}
+}
+
+/* What an execve() gains, and what it only seems to. */
+static void test_exec_gain(struct kunit *const test)
+{
+	struct cred *old = kunit_kzalloc(test, sizeof(*old), GFP_KERNEL);
+	struct cred *new = kunit_kzalloc(test, sizeof(*new), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, new);
+
+	/* A user runs a set-user-ID root program. */
+	test_cred_init(old, 1000, 1000);
+	*new = *old;
+	new->euid = KUIDT_INIT(0);
+	new->suid = KUIDT_INIT(0);
+	KUNIT_EXPECT_EQ(test, BRUTE_BOUNDARY_SETID, brute_exec_gain(old, new));
+
+	/* A set-group-ID program of a group the user is not in. */
+	*new = *old;
+	new->egid = KGIDT_INIT(42);
+	KUNIT_EXPECT_EQ(test, BRUTE_BOUNDARY_SETID, brute_exec_gain(old, new));
+
+	/* Root runs a set-user-ID program of another user: no gain. */
+	test_cred_init(old, 0, 0);
+	*new = *old;
+	new->euid = KUIDT_INIT(1000);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+
+	/* A root daemon that kept its saved ID executes: no gain. */
+	test_cred_init(old, 1000, 1000);
+	old->suid = KUIDT_INIT(0);
+	*new = *old;
+	new->euid = KUIDT_INIT(0);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+
+	/* The payload of a full-ID wrapper (all IDs root): no gain itself. */
+	test_cred_init(old, 0, 0);
+	*new = *old;
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+
+	/* File capabilities for a user... */
+	test_cred_init(old, 1000, 1000);
+	*new = *old;
+	cap_raise(new->cap_permitted, CAP_NET_RAW);
+	KUNIT_EXPECT_EQ(test, BRUTE_BOUNDARY_FCAPS, brute_exec_gain(old, new));
+	/* ...but not what the ambient set keeps. */
+	cap_raise(new->cap_ambient, CAP_NET_RAW);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+	/* Root gets capabilities back at execve(): no gain. */
+	test_cred_init(old, 0, 0);
+	old->cap_permitted = CAP_EMPTY_SET;
+	old->cap_effective = CAP_EMPTY_SET;
+	test_cred_init(new, 0, 0);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+}
+
+/* A set-group-ID copy for one's own supplementary group gains nothing. */
+static void test_exec_gain_own_group(struct kunit *const test)
+{
+	struct cred *old = kunit_kzalloc(test, sizeof(*old), GFP_KERNEL);
+	struct cred *new = kunit_kzalloc(test, sizeof(*new), GFP_KERNEL);
+	struct group_info *groups = groups_alloc(1);
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	KUNIT_ASSERT_NOT_NULL(test, groups);
+	groups->gid[0] = KGIDT_INIT(42);
+	test_cred_init(old, 1000, 1000);
+	old->group_info = groups;
+	*new = *old;
+	new->egid = KGIDT_INIT(42);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+	new->egid = KGIDT_INIT(43);
+	KUNIT_EXPECT_EQ(test, BRUTE_BOUNDARY_SETID, brute_exec_gain(old, new));
+	put_group_info(groups);
+}
+
+static void test_cred_is_user(struct kunit *const test)
+{
+	struct cred *cred = kunit_kzalloc(test, sizeof(*cred), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	test_cred_init(cred, 1000, 1000);
+	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1001)));
+	/* A set-user-ID program's saved ID is left. */
+	cred->suid = KUIDT_INIT(0);
+	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	/* A set-group-ID program's effective group. */
+	test_cred_init(cred, 1000, 1000);
+	cred->egid = KGIDT_INIT(42);
+	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	/* Capabilities beyond the ambient set. */
+	test_cred_init(cred, 1000, 1000);
+	cap_raise(cred->cap_permitted, CAP_NET_RAW);
+	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	/* Root's own credentials are root's. */
+	test_cred_init(cred, 0, 0);
+	cred->cap_ambient = CAP_FULL_SET;
+	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, GLOBAL_ROOT_UID));
+}
+
+static void test_principal(struct kunit *const test)
+{
+	struct user_namespace *outer, *inner;
+
+	outer = kunit_kzalloc(test, sizeof(*outer), GFP_KERNEL);
+	inner = kunit_kzalloc(test, sizeof(*inner), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, outer);
+	KUNIT_ASSERT_NOT_NULL(test, inner);
+	KUNIT_EXPECT_EQ(test, 1000, __kuid_val(brute_principal(&init_user_ns,
+							       KUIDT_INIT(1000))));
+	outer->parent = &init_user_ns;
+	outer->owner = KUIDT_INIT(1000);
+	inner->parent = outer;
+	inner->owner = KUIDT_INIT(165537);
+	/* Subordinate IDs answer to the creator of the namespace. */
+	KUNIT_EXPECT_EQ(test, 1000, __kuid_val(brute_principal(outer,
+							       KUIDT_INIT(165536))));
+	KUNIT_EXPECT_EQ(test, 1000, __kuid_val(brute_principal(inner,
+							       KUIDT_INIT(165540))));
+}
+
 static struct kunit_case test_cases[] = {
 	KUNIT_CASE(test_ema_weight),
 	KUNIT_CASE(test_ema_rounding),
@@ -444,6 +770,12 @@ static struct kunit_case test_cases[] = {
 	KUNIT_CASE(test_fast_attack_sub_jiffy),
 	KUNIT_CASE(test_signal_filter),
 	KUNIT_CASE(test_ids_changed),
+	KUNIT_CASE(test_stats_forget),
+	KUNIT_CASE(test_backstop_verdict),
+	KUNIT_CASE(test_exec_gain),
+	KUNIT_CASE(test_exec_gain_own_group),
+	KUNIT_CASE(test_cred_is_user),
+	KUNIT_CASE(test_principal),
 	{}
 };
 

@@ -2,33 +2,43 @@
 /*
  * Brute LSM - securityfs: /sys/kernel/security/brute/
  *
- * stats:   hierarchies alive, table entries and bans in force.
+ * stats:   hierarchies alive, table entries, bans in force, records dropped.
  * targets: the (user, target) table, one line per entry (root only).
- * lift:    write "UID MAJOR:MINOR INO" to lift that ban, "all" to lift every
- *          ban, "flush" to forget the whole table (root, CAP_SYS_ADMIN).
+ * peers:   the peer table, one line per entry (root only).
+ * lift:    lifts bans, forgets counts (root, CAP_SYS_ADMIN); see
+ *          brute_fs_parse_lift().
  */
 
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/inet.h>
 #include <linux/init.h>
 #include <linux/kdev_t.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
+#include "audit.h"
 #include "common.h"
 #include "fs.h"
 #include "hierarchy.h"
+#include "peer.h"
+#include "setup.h"
 #include "target.h"
 
 static int brute_fs_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "hierarchies=%ld targets=%u bans=%d\n",
-		   brute_hierarchy_count(), READ_ONCE(brute_targets.count),
-		   atomic_read(&brute_targets.banned));
+	seq_printf(m,
+		   "hierarchies=%ld targets=%u bans=%d peers=%u peer_bans=%d records_dropped=%llu\n",
+		   brute_hierarchy_count(),
+		   READ_ONCE(brute_targets.table.count),
+		   atomic_read(&brute_targets.table.banned),
+		   READ_ONCE(brute_peers.count),
+		   atomic_read(&brute_peers.banned), brute_audit_dropped());
 	return 0;
 }
 
@@ -40,11 +50,24 @@ static int brute_fs_targets_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static int brute_fs_peers_show(struct seq_file *m, void *v)
+{
+	brute_peers_show(&brute_peers, m, ktime_get_ns());
+	return 0;
+}
+
 static int brute_fs_targets_open(struct inode *inode, struct file *file)
 {
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return single_open(file, brute_fs_targets_show, NULL);
+}
+
+static int brute_fs_peers_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return single_open(file, brute_fs_peers_show, NULL);
 }
 
 static const struct file_operations brute_fs_targets_fops = {
@@ -54,51 +77,144 @@ static const struct file_operations brute_fs_targets_fops = {
 	.release = single_release,
 };
 
+static const struct file_operations brute_fs_peers_fops = {
+	.open = brute_fs_peers_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int brute_fs_parse_uid(const char *s, kuid_t *uid)
+{
+	unsigned int value;
+	char end;
+
+	if (sscanf(s, "%u%c", &value, &end) != 1)
+		return -EINVAL;
+	*uid = make_kuid(&init_user_ns, value);
+	return uid_valid(*uid) ? 0 : -EINVAL;
+}
+
+/* "ADDR", "ADDR/PREFIX" (IPv4 or IPv6) or "uid:UID". */
+static int brute_fs_parse_peer(char *s, struct brute_peer *peer)
+{
+	char *slash = strchr(s, '/');
+	unsigned int prefix, max;
+	const char *end;
+	char c;
+
+	memset(peer, 0, sizeof(*peer));
+	if (str_has_prefix(s, "uid:")) {
+		peer->family = AF_UNIX;
+		return brute_fs_parse_uid(s + 4, &peer->addr.uid);
+	}
+	if (slash)
+		*slash = '\0';
+	if (in4_pton(s, -1, (u8 *)&peer->addr.v4, -1, &end) && !*end) {
+		peer->family = AF_INET;
+		max = 32;
+	} else if (in6_pton(s, -1, peer->addr.v6.s6_addr, -1, &end) && !*end) {
+		peer->family = AF_INET6;
+		max = 128;
+	} else {
+		return -EINVAL;
+	}
+	prefix = max;
+	if (slash && (sscanf(slash + 1, "%u%c", &prefix, &c) != 1 ||
+		      prefix > max))
+		return -EINVAL;
+	peer->prefix = prefix;
+	return 0;
+}
+
 /**
  * brute_fs_parse_lift() - Parse a line written to the lift file
  * @buf: The line, NUL-terminated, surrounding white space allowed.
- * @key: The ban to lift, when the line names one.
- * @scope: What to lift.
+ * @lift: What to lift.
  *
- * Return: 0, or -EINVAL if the line is not "all", "flush" or
- * "UID MAJOR:MINOR INO" with a user ID of the initial user namespace.
+ * The lines: "UID MAJOR:MINOR INO" (that ban; 0:0 0 is the user's
+ * overflow entry), "user UID" (every ban of that user), "peer ADDR[/LEN]"
+ * or "peer uid:UID" (the peer bans that refuse that address or prefix, or
+ * that Unix user, on every endpoint), "peer all" (every peer ban), "all"
+ * (every ban), "flush" (every ban and every count: both tables empty).
+ * User IDs are the initial user namespace's.
+ *
+ * Return: 0, or -EINVAL for anything else.
  */
-int brute_fs_parse_lift(char *buf, struct brute_target_key *key,
-			enum brute_lift_scope *scope)
+int brute_fs_parse_lift(char *buf, struct brute_lift *lift)
 {
 	unsigned int uid, major, minor;
 	unsigned long long ino;
 	char *line = strim(buf);
 	char end;
 
+	memset(lift, 0, sizeof(*lift));
 	if (!strcmp(line, "all")) {
-		*scope = BRUTE_LIFT_ALL;
+		lift->scope = BRUTE_LIFT_ALL;
 		return 0;
 	}
 	if (!strcmp(line, "flush")) {
-		*scope = BRUTE_LIFT_FLUSH;
+		lift->scope = BRUTE_LIFT_FLUSH;
 		return 0;
+	}
+	if (str_has_prefix(line, "user ")) {
+		lift->scope = BRUTE_LIFT_USER;
+		return brute_fs_parse_uid(skip_spaces(line + 5), &lift->key.uid);
+	}
+	if (str_has_prefix(line, "peer ")) {
+		line = skip_spaces(line + 5);
+		if (!strcmp(line, "all")) {
+			lift->scope = BRUTE_LIFT_PEER_ALL;
+			return 0;
+		}
+		lift->scope = BRUTE_LIFT_PEER;
+		return brute_fs_parse_peer(line, &lift->peer);
 	}
 	if (sscanf(line, "%u %u:%u %llu%c", &uid, &major, &minor, &ino,
 		   &end) != 4)
 		return -EINVAL;
 	if (major >= (1U << (32 - MINORBITS)) || minor > MINORMASK)
 		return -EINVAL;
-	key->uid = make_kuid(&init_user_ns, uid);
-	if (!uid_valid(key->uid))
+	lift->key.uid = make_kuid(&init_user_ns, uid);
+	if (!uid_valid(lift->key.uid))
 		return -EINVAL;
-	key->dev = MKDEV(major, minor);
-	key->ino = ino;
-	*scope = BRUTE_LIFT_ONE;
+	lift->key.dev = MKDEV(major, minor);
+	lift->key.ino = ino;
+	lift->scope = BRUTE_LIFT_ONE;
 	return 0;
+}
+
+static int brute_fs_lift(const struct brute_lift *lift)
+{
+	int targets, peers;
+
+	switch (lift->scope) {
+	case BRUTE_LIFT_ONE:
+		return brute_targets_lift(&brute_targets, &lift->key, false);
+	case BRUTE_LIFT_USER:
+		return brute_targets_lift_user(&brute_targets, lift->key.uid);
+	case BRUTE_LIFT_PEER:
+		return brute_peers_lift(&brute_peers, &lift->peer, false);
+	case BRUTE_LIFT_PEER_ALL:
+		return brute_peers_lift(&brute_peers, NULL, false);
+	case BRUTE_LIFT_ALL:
+		targets = brute_targets_lift(&brute_targets, NULL, false);
+		peers = brute_peers_lift(&brute_peers, NULL, false);
+		return targets < 0 && peers < 0 ? -ENOENT :
+		       max(targets, 0) + max(peers, 0);
+	case BRUTE_LIFT_FLUSH:
+		targets = brute_targets_lift(&brute_targets, NULL, true);
+		peers = brute_peers_lift(&brute_peers, NULL, true);
+		return targets + peers;
+	}
+	return -EINVAL;
 }
 
 static ssize_t brute_fs_lift_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
-	struct brute_target_key key;
-	enum brute_lift_scope scope;
-	char buf[64];
+	struct brute_lift lift;
+	char buf[80];
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -108,20 +224,9 @@ static ssize_t brute_fs_lift_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	ret = brute_fs_parse_lift(buf, &key, &scope);
-	if (ret)
-		return ret;
-	switch (scope) {
-	case BRUTE_LIFT_ONE:
-		ret = brute_targets_lift(&brute_targets, &key, false);
-		break;
-	case BRUTE_LIFT_ALL:
-		ret = brute_targets_lift(&brute_targets, NULL, false);
-		break;
-	case BRUTE_LIFT_FLUSH:
-		ret = brute_targets_lift(&brute_targets, NULL, true);
-		break;
-	}
+	ret = brute_fs_parse_lift(buf, &lift);
+	if (!ret)
+		ret = brute_fs_lift(&lift);
 	return ret < 0 ? ret : len;
 }
 
@@ -147,6 +252,10 @@ static int __init brute_fs_init(void)
 				      &brute_fs_targets_fops);
 	if (IS_ERR(file))
 		goto err;
+	file = securityfs_create_file("peers", 0400, dir, NULL,
+				      &brute_fs_peers_fops);
+	if (IS_ERR(file))
+		goto err;
 	file = securityfs_create_file("lift", 0200, dir, NULL,
 				      &brute_fs_lift_fops);
 	if (IS_ERR(file))
@@ -163,42 +272,80 @@ fs_initcall(brute_fs_init);
 
 #include <kunit/test.h>
 
+static int test_parse(const char *line, struct brute_lift *lift)
+{
+	char buf[80];
+
+	strscpy(buf, line, sizeof(buf));
+	return brute_fs_parse_lift(buf, lift);
+}
+
 static void test_parse_lift(struct kunit *test)
 {
-	struct brute_target_key key = {};
-	enum brute_lift_scope scope;
-	char buf[64];
+	struct brute_lift lift;
 
-	strscpy(buf, " 1000 8:1 1234\n", sizeof(buf));
-	KUNIT_ASSERT_EQ(test, 0, brute_fs_parse_lift(buf, &key, &scope));
-	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_ONE, scope);
-	KUNIT_EXPECT_EQ(test, 1000, from_kuid(&init_user_ns, key.uid));
-	KUNIT_EXPECT_EQ(test, MKDEV(8, 1), key.dev);
-	KUNIT_EXPECT_EQ(test, 1234, key.ino);
+	KUNIT_ASSERT_EQ(test, 0, test_parse(" 1000 8:1 1234\n", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_ONE, lift.scope);
+	KUNIT_EXPECT_EQ(test, 1000, from_kuid(&init_user_ns, lift.key.uid));
+	KUNIT_EXPECT_EQ(test, MKDEV(8, 1), lift.key.dev);
+	KUNIT_EXPECT_EQ(test, 1234, lift.key.ino);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("1000 0:0 0", &lift));
+	KUNIT_EXPECT_TRUE(test, brute_target_overflow(&lift.key));
 
-	strscpy(buf, "all\n", sizeof(buf));
-	KUNIT_ASSERT_EQ(test, 0, brute_fs_parse_lift(buf, &key, &scope));
-	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_ALL, scope);
-	strscpy(buf, "flush", sizeof(buf));
-	KUNIT_ASSERT_EQ(test, 0, brute_fs_parse_lift(buf, &key, &scope));
-	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_FLUSH, scope);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("all\n", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_ALL, lift.scope);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("flush", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_FLUSH, lift.scope);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("user 1000", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_USER, lift.scope);
+	KUNIT_EXPECT_EQ(test, 1000, from_kuid(&init_user_ns, lift.key.uid));
 
-	strscpy(buf, "1000 8:1 1234 extra", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
-	strscpy(buf, "1000 8-1 1234", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
-	strscpy(buf, "4294967295 8:1 1", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
-	strscpy(buf, "1000 8:1048576 1", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
-	strscpy(buf, "", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
-	strscpy(buf, "alll", sizeof(buf));
-	KUNIT_EXPECT_EQ(test, -EINVAL, brute_fs_parse_lift(buf, &key, &scope));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("1000 8:1 1234 extra", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("1000 8-1 1234", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("4294967295 8:1 1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("1000 8:1048576 1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("alll", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("user", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("user 12x", &lift));
+}
+
+static void test_parse_lift_peer(struct kunit *test)
+{
+	struct brute_lift lift;
+
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer 10.0.2.5", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_PEER, lift.scope);
+	KUNIT_EXPECT_EQ(test, AF_INET, lift.peer.family);
+	KUNIT_EXPECT_EQ(test, 32, lift.peer.prefix);
+	KUNIT_EXPECT_EQ(test, htonl(0x0a000205), lift.peer.addr.v4);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer 10.0.2.0/24\n", &lift));
+	KUNIT_EXPECT_EQ(test, 24, lift.peer.prefix);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer 2001:db8::/48", &lift));
+	KUNIT_EXPECT_EQ(test, AF_INET6, lift.peer.family);
+	KUNIT_EXPECT_EQ(test, 48, lift.peer.prefix);
+	KUNIT_EXPECT_EQ(test, htonl(0x20010db8), lift.peer.addr.v6.s6_addr32[0]);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer 2001:db8::1", &lift));
+	KUNIT_EXPECT_EQ(test, 128, lift.peer.prefix);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer uid:4243", &lift));
+	KUNIT_EXPECT_EQ(test, AF_UNIX, lift.peer.family);
+	KUNIT_EXPECT_EQ(test, 4243, from_kuid(&init_user_ns, lift.peer.addr.uid));
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer all", &lift));
+	KUNIT_EXPECT_EQ(test, BRUTE_LIFT_PEER_ALL, lift.scope);
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 10.0.2.5/33", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 10.0.2.5/", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 10.0.2", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 10.0.2.5 x", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 2001:db8::/129", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:-1", &lift));
 }
 
 static struct kunit_case test_fs_cases[] = {
 	KUNIT_CASE(test_parse_lift),
+	KUNIT_CASE(test_parse_lift_peer),
 	{}
 };
 

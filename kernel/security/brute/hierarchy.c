@@ -5,18 +5,27 @@
 
 #include <linux/atomic.h>
 #include <linux/init.h>
+#include <linux/kdev_t.h>
+#include <linux/llist.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "audit.h"
 #include "common.h"
 #include "hierarchy.h"
+#include "setup.h"
 #include "sysctl.h"
+#include "task.h"
 
 static struct kmem_cache *brute_hierarchy_cache __ro_after_init;
+
+static void brute_hierarchy_dead_work(struct work_struct *work);
+static LLIST_HEAD(brute_hierarchies_dead);
+static DECLARE_WORK(brute_hierarchy_dead, brute_hierarchy_dead_work);
 
 /* Hierarchies alive, per CPU: allocated on one CPU, maybe freed on another. */
 static DEFINE_PER_CPU(long, brute_hierarchies);
@@ -92,23 +101,44 @@ void brute_hierarchy_discard(struct brute_hierarchy *hierarchy)
 	this_cpu_dec(brute_hierarchies);
 }
 
+/*
+ * The "deallocated" records are emitted from a worker: the last reference
+ * may go in softirq context, where a record could not wait for audit's
+ * backlog and would be lost.
+ */
+static void brute_hierarchy_dead_work(struct work_struct *work)
+{
+	struct brute_hierarchy *hierarchy, *next;
+	struct llist_node *dead = llist_del_all(&brute_hierarchies_dead);
+
+	llist_for_each_entry_safe(hierarchy, next, dead, dead) {
+		brute_audit_deallocated(hierarchy);
+		call_rcu(&hierarchy->rcu, brute_hierarchy_free_rcu);
+	}
+}
+
 /**
  * brute_hierarchy_put() - Drop a reference to a hierarchy
  * @hierarchy: The hierarchy, or NULL.
  *
  * Frees it after an RCU grace period when this was the last reference (the
- * kill loop compares hierarchy pointers under RCU).  Takes no lock: it may
- * be called from softirq context (task_free runs from an RCU callback), and
- * nobody else can reach an object whose last reference goes.
+ * kill loop compares hierarchy pointers under RCU), once a worker reported
+ * it if its allocation was.  Takes no lock: it may be called from softirq
+ * context (task_free runs from an RCU callback), and nobody else can reach
+ * an object whose last reference goes.
  */
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy)
 {
-	if (hierarchy && refcount_dec_and_test(&hierarchy->usage)) {
-		/* Its last task went first, which dropped its exec parent. */
-		WARN_ON_ONCE(hierarchy->exec_parent);
-		brute_audit_deallocated(hierarchy);
-		call_rcu(&hierarchy->rcu, brute_hierarchy_free_rcu);
+	if (!hierarchy || !refcount_dec_and_test(&hierarchy->usage))
+		return;
+	/* Its last task went first, which dropped its exec parent. */
+	WARN_ON_ONCE(hierarchy->exec_parent);
+	if (test_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags)) {
+		if (llist_add(&hierarchy->dead, &brute_hierarchies_dead))
+			schedule_work(&brute_hierarchy_dead);
+		return;
 	}
+	call_rcu(&hierarchy->rcu, brute_hierarchy_free_rcu);
 }
 
 /**
@@ -158,6 +188,29 @@ void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,
 }
 
 /**
+ * brute_hierarchy_is_instance() - Tell whether a hierarchy runs a target
+ * @hierarchy: A hierarchy, kept alive by the caller (or RCU).
+ * @principal: Who answers for the image's privilege gain.
+ * @dev: The device of the target, 0 (with @ino 0) for any target.
+ * @ino: The inode number of the target.
+ *
+ * Return: True if the hierarchy's image is one of @principal's privileged
+ * images of the target: a running instance of what a ban forbids.
+ */
+bool brute_hierarchy_is_instance(struct brute_hierarchy *hierarchy,
+				 kuid_t principal, dev_t dev, u64 ino)
+{
+	bool instance;
+
+	spin_lock(&hierarchy->lock);
+	instance = hierarchy->gain && uid_eq(hierarchy->principal, principal) &&
+		   ((!dev && !ino) || (hierarchy->target_dev == dev &&
+				       hierarchy->target_ino == ino));
+	spin_unlock(&hierarchy->lock);
+	return instance;
+}
+
+/**
  * brute_hierarchy_init() - Create the hierarchy of the init task
  *
  * Return: 0, or -ENOMEM.
@@ -191,7 +244,10 @@ int __init brute_hierarchy_init(void)
 static void test_hierarchy_lifetime(struct kunit *const test)
 {
 	struct brute_hierarchy *parent, *child, *spare;
-	const long before = brute_hierarchy_count();
+	long before;
+
+	brute_kunit_require(test);
+	before = brute_hierarchy_count();
 
 	parent = brute_hierarchy_alloc(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, parent);
@@ -223,8 +279,63 @@ static void test_hierarchy_lifetime(struct kunit *const test)
 	KUNIT_EXPECT_EQ(test, brute_hierarchy_count(), before);
 }
 
+/*
+ * A hierarchy that was reported is reported again, and freed, by the
+ * worker: its last reference may go in softirq context.
+ */
+static void test_hierarchy_reported_lifetime(struct kunit *const test)
+{
+	struct brute_hierarchy *hierarchy;
+	long before;
+
+	brute_kunit_require(test);
+	before = brute_hierarchy_count();
+	hierarchy = brute_hierarchy_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hierarchy);
+	set_bit(BRUTE_HIERARCHY_AUDITED, &hierarchy->flags);
+	local_bh_disable();
+	brute_hierarchy_leave(hierarchy);
+	local_bh_enable();
+	flush_work(&brute_hierarchy_dead);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, brute_hierarchy_count(), before);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&brute_hierarchies_dead));
+}
+
+/* A ban's instances: one principal's privileged images of one target. */
+static void test_hierarchy_instance(struct kunit *const test)
+{
+	struct brute_hierarchy *hierarchy;
+
+	brute_kunit_require(test);
+	hierarchy = brute_hierarchy_alloc(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hierarchy);
+	hierarchy->principal = KUIDT_INIT(1000);
+	hierarchy->target_dev = MKDEV(8, 1);
+	hierarchy->target_ino = 42;
+	KUNIT_EXPECT_FALSE(test, brute_hierarchy_is_instance(hierarchy,
+							     KUIDT_INIT(1000),
+							     MKDEV(8, 1), 42));
+	hierarchy->gain = true;
+	KUNIT_EXPECT_TRUE(test, brute_hierarchy_is_instance(hierarchy,
+							    KUIDT_INIT(1000),
+							    MKDEV(8, 1), 42));
+	KUNIT_EXPECT_TRUE(test, brute_hierarchy_is_instance(hierarchy,
+							    KUIDT_INIT(1000),
+							    0, 0));
+	KUNIT_EXPECT_FALSE(test, brute_hierarchy_is_instance(hierarchy,
+							     KUIDT_INIT(1001),
+							     MKDEV(8, 1), 42));
+	KUNIT_EXPECT_FALSE(test, brute_hierarchy_is_instance(hierarchy,
+							     KUIDT_INIT(1000),
+							     MKDEV(8, 1), 43));
+	brute_hierarchy_leave(hierarchy);
+}
+
 static struct kunit_case test_hierarchy_cases[] = {
 	KUNIT_CASE(test_hierarchy_lifetime),
+	KUNIT_CASE(test_hierarchy_reported_lifetime),
+	KUNIT_CASE(test_hierarchy_instance),
 	{}
 };
 

@@ -8,6 +8,7 @@
 
 #include <linux/bits.h>
 #include <linux/gfp_types.h>
+#include <linux/llist.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -15,26 +16,6 @@
 
 #include "detect.h"
 #include "setup.h"
-
-/**
- * enum brute_boundary - Privilege boundaries
- * @BRUTE_BOUNDARY_SETID: execve() of a privileged image: its effective IDs
- *                        changed, or differ from its real ones (a set-ID
- *                        program, or a program a set-ID wrapper executes).
- * @BRUTE_BOUNDARY_FCAPS: execve() of an image whose permitted capabilities
- *                        grew (file capabilities) or exceed the ambient set
- *                        of a user who is not root in its namespace.
- * @BRUTE_BOUNDARY_CRED: a user or group ID changed from the saved set.
- * @BRUTE_BOUNDARY_NETWORK: input from the network (a peer that is not
- *                          loopback) reached a task of the hierarchy; it is
- *                          not inherited across execve().
- */
-enum brute_boundary {
-	BRUTE_BOUNDARY_SETID = BIT(0),
-	BRUTE_BOUNDARY_FCAPS = BIT(1),
-	BRUTE_BOUNDARY_CRED = BIT(2),
-	BRUTE_BOUNDARY_NETWORK = BIT(3),
-};
 
 /**
  * enum brute_hierarchy_flag - Bits of &brute_hierarchy.flags
@@ -90,6 +71,34 @@ struct brute_hierarchy {
 	struct brute_stats stats;
 	/** @ids: IDs saved at the last execve(); a change is a crossing. */
 	struct brute_ids ids;
+	/**
+	 * @owner: With @gain, the user whose privileged exec chain started
+	 * the image: the real user ID of the task that executed the first
+	 * privileged image of the chain.
+	 */
+	kuid_t owner;
+	/**
+	 * @principal: With @gain, who answers for @owner: @owner, or the
+	 * creator of @owner's user namespace (brute_principal()).  Exec
+	 * attacks are counted, and banned, per principal.
+	 */
+	kuid_t principal;
+	/**
+	 * @gain: The image runs with a privilege its user gained across an
+	 * execve() (set-ID, file capabilities), its own or one further up a
+	 * chain that has not dropped back to the user since: its crashes are
+	 * its user's doing.
+	 */
+	bool gain;
+	/** @target_dev: The device of the image's executable. */
+	dev_t target_dev;
+	/** @target_ino: The inode number of the image's executable. */
+	u64 target_ino;
+	/**
+	 * @pending: Boundaries the image crosses when its execve() commits,
+	 * set on a spare hierarchy before the point of no return.
+	 */
+	u32 pending;
 	/** @boundaries: Boundaries crossed since the statistics started. */
 	u32 boundaries;
 	/** @seen: Every boundary ever crossed, for the final record. */
@@ -109,27 +118,9 @@ struct brute_hierarchy {
 	unsigned long flags;
 	/** @rcu: Frees the hierarchy after a grace period. */
 	struct rcu_head rcu;
+	/** @dead: Node in the list of hierarchies to report and free. */
+	struct llist_node dead;
 };
-
-/**
- * struct brute_task_security - Task security blob
- * @hierarchy: The task's fork hierarchy.  Only the task itself changes it,
- *             on execve(); other tasks only compare it with a hierarchy
- *             they hold a reference to.
- * @spare: The hierarchy of the image the task is executing, allocated
- *         before execve()'s point of no return (where failing is still
- *         allowed) and used after it; only the task itself touches it.
- */
-struct brute_task_security {
-	struct brute_hierarchy *hierarchy;
-	struct brute_hierarchy *spare;
-};
-
-static inline struct brute_task_security *
-brute_task(const struct task_struct *const task)
-{
-	return task->security + brute_blob_sizes.lbs_task;
-}
 
 struct brute_hierarchy *brute_hierarchy_alloc(gfp_t gfp);
 void brute_hierarchy_put(struct brute_hierarchy *hierarchy);
@@ -138,6 +129,8 @@ void brute_hierarchy_leave(struct brute_hierarchy *hierarchy);
 long brute_hierarchy_count(void);
 void brute_hierarchy_cross(struct brute_hierarchy *hierarchy, u32 boundary,
 			   const struct cred *old, const struct cred *new);
+bool brute_hierarchy_is_instance(struct brute_hierarchy *hierarchy,
+				 kuid_t principal, dev_t dev, u64 ino);
 
 static inline void brute_hierarchy_get(struct brute_hierarchy *hierarchy)
 {

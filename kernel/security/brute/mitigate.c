@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Brute LSM - Mitigation: kill the processes of a hierarchy
+ * Brute LSM - Mitigation: kill the processes of an attack
  */
 
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/signal.h>
 
 #include "audit.h"
 #include "common.h"
 #include "hierarchy.h"
 #include "mitigate.h"
+#include "task.h"
 
 /*
  * A detection may kill thousands of processes: only the first ones get a
@@ -54,47 +58,141 @@ static bool brute_group_exiting(struct task_struct *p)
 }
 
 /**
+ * struct brute_kill_filter - Which processes a response kills
+ * @hierarchy: Those of this hierarchy, or NULL.
+ * @uid: With @hierarchy, only those that run entirely as this user, if not
+ *       NULL.
+ * @principal: Without @hierarchy, the privileged images (instances) of
+ *             this user's...
+ * @dev: ...of the target on this device (0 with @ino 0: any target)...
+ * @ino: ...with this inode number.
+ */
+struct brute_kill_filter {
+	struct brute_hierarchy *hierarchy;
+	const kuid_t *uid;
+	kuid_t principal;
+	dev_t dev;
+	u64 ino;
+};
+
+static bool brute_kill_selects(struct task_struct *p,
+			       const struct brute_kill_filter *filter)
+{
+	struct brute_hierarchy *hierarchy = READ_ONCE(brute_task(p)->hierarchy);
+
+	if (!hierarchy)
+		return false;
+	if (filter->hierarchy)
+		return hierarchy == filter->hierarchy &&
+		       (!filter->uid || brute_task_runs_as(p, *filter->uid));
+	return brute_hierarchy_is_instance(hierarchy, filter->principal,
+					   filter->dev, filter->ino);
+}
+
+/*
+ * Send SIGKILL to every thread group whose leader (a leader that exited
+ * before its threads still holds the group's hierarchy) the filter selects,
+ * except the calling one (it is already dying), groups already exiting,
+ * the global init and kernel threads; report them under @hierarchy.
+ */
+static u32 brute_kill(struct brute_hierarchy *hierarchy,
+		      const struct brute_kill_filter *filter)
+{
+	struct {
+		struct task_struct *task;
+		struct file *exe;
+	} killed[BRUTE_KILL_RECORDS];
+	u32 count = 0, reported = 0, i;
+	struct task_struct *p;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		struct file *exe;
+
+		if ((p->flags & PF_KTHREAD) || same_thread_group(p, current) ||
+		    is_global_init(p) || brute_group_exiting(p) ||
+		    !brute_kill_selects(p, filter))
+			continue;
+		exe = reported < BRUTE_KILL_RECORDS ? get_task_exe_file(p) :
+						      NULL;
+		if (do_send_sig_info(SIGKILL, SEND_SIG_PRIV, p, PIDTYPE_TGID)) {
+			if (exe)
+				fput(exe);
+			continue;
+		}
+		if (reported < BRUTE_KILL_RECORDS) {
+			get_task_struct(p);
+			killed[reported].task = p;
+			killed[reported].exe = exe;
+			reported++;
+		}
+		count++;
+		pr_warn_ratelimited("process %d (%s) killed: brute force attack on hierarchy %llu\n",
+				    task_tgid_nr(p), p->comm, hierarchy->id);
+	}
+	rcu_read_unlock();
+
+	/* Records may wait for audit's backlog: not under RCU. */
+	for (i = 0; i < reported; i++) {
+		brute_audit_kill(hierarchy, killed[i].task, killed[i].exe);
+		if (killed[i].exe)
+			fput(killed[i].exe);
+		put_task_struct(killed[i].task);
+	}
+	if (count)
+		brute_audit_kill_summary(hierarchy, count, reported);
+	return count;
+}
+
+/**
  * brute_kill_hierarchy() - Kill the processes of a hierarchy
  * @hierarchy: The hierarchy, kept alive by the caller.
  * @uid: If not NULL, kill only the processes that run entirely as this
  *       user (the drivers of an exec attack; never another user's process).
  *
- * Sends SIGKILL to every thread group whose leader belongs to @hierarchy
- * (a leader that exited before its threads still holds the group's
- * hierarchy), except the calling one (it is already dying), groups already
- * exiting, the global init and kernel threads.  The init of a pid namespace
- * is killed like any process (which ends its namespace): it may be the
- * attacker itself.  Callers leave out the hierarchies of inits when they
- * look for the drivers of an exec attack.  Brute's own SIGKILL is never
- * counted as a crash, so this cannot recurse.
+ * Sends SIGKILL to every thread group of @hierarchy, except the calling
+ * one, groups already exiting, the global init and kernel threads.  The
+ * init of a pid namespace is killed like any process (which ends its
+ * namespace): it may be the attacker itself.  Callers leave out the
+ * hierarchies of inits when they look for the drivers of an exec attack.
+ * Brute's own SIGKILL is never counted as a crash, so this cannot recurse.
  *
- * Context: Task context; takes rcu_read_lock().
+ * Context: Task context; may sleep (the records wait for audit's backlog).
  * Return: The number of processes killed.
  */
 u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy, const kuid_t *uid)
 {
-	struct task_struct *p;
-	u32 killed = 0;
+	const struct brute_kill_filter filter = {
+		.hierarchy = hierarchy,
+		.uid = uid,
+	};
 
-	rcu_read_lock();
-	for_each_process(p) {
-		if (READ_ONCE(brute_task(p)->hierarchy) != hierarchy)
-			continue;
-		if ((p->flags & PF_KTHREAD) || same_thread_group(p, current) ||
-		    is_global_init(p) || brute_group_exiting(p))
-			continue;
-		if (uid && !brute_task_runs_as(p, *uid))
-			continue;
-		if (do_send_sig_info(SIGKILL, SEND_SIG_PRIV, p, PIDTYPE_TGID))
-			continue;
-		if (killed++ < BRUTE_KILL_RECORDS)
-			brute_audit_kill(hierarchy, p);
-		pr_warn_ratelimited("process %d (%s) killed: brute force attack on hierarchy %llu\n",
-				    task_tgid_nr(p), p->comm, hierarchy->id);
-	}
-	rcu_read_unlock();
-	if (killed)
-		brute_audit_kill_summary(hierarchy, killed,
-					 min(killed, BRUTE_KILL_RECORDS));
-	return killed;
+	return brute_kill(hierarchy, &filter);
+}
+
+/**
+ * brute_kill_instances() - Kill the running instances of a banned target
+ * @hierarchy: The hierarchy whose crash gave the ban, for the records.
+ * @principal: The banned user.
+ * @dev: The target's device, 0 (with @ino 0) for every target.
+ * @ino: The target's inode number.
+ *
+ * A ban refuses new execve() calls; the instances the user started before
+ * it (a pool of them blocked on their input, each with its own layout)
+ * would still be attempts.  They are killed at the ban: every privileged
+ * image of the target the banned user answers for.
+ *
+ * Context: Task context; may sleep.
+ * Return: The number of processes killed.
+ */
+u32 brute_kill_instances(struct brute_hierarchy *hierarchy, kuid_t principal,
+			 dev_t dev, u64 ino)
+{
+	const struct brute_kill_filter filter = {
+		.principal = principal,
+		.dev = dev,
+		.ino = ino,
+	};
+
+	return brute_kill(hierarchy, &filter);
 }

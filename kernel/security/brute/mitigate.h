@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Brute LSM - Mitigation
+ * Brute LSM - Mitigation: kill the processes of an attack
  */
 
 #ifndef _SECURITY_BRUTE_MITIGATE_H
@@ -14,5 +14,7 @@ struct brute_hierarchy;
 
 bool brute_task_is_init(struct task_struct *p);
 u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy, const kuid_t *uid);
+u32 brute_kill_instances(struct brute_hierarchy *hierarchy, kuid_t principal,
+			 dev_t dev, u64 ino);
 
 #endif /* _SECURITY_BRUTE_MITIGATE_H */

@@ -8,9 +8,9 @@
 #include <uapi/linux/lsm.h>
 
 #include "common.h"
-#include "fs.h"
 #include "hierarchy.h"
 #include "net.h"
+#include "peer.h"
 #include "setup.h"
 #include "sysctl.h"
 #include "target.h"
@@ -39,6 +39,7 @@ static int __init brute_init(void)
 	if (err)
 		return err;
 	brute_targets_setup();
+	brute_peers_setup();
 	brute_task_add_hooks();
 	brute_net_add_hooks();
 	err = brute_sysctl_init();

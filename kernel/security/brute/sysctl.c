@@ -4,7 +4,8 @@
  *
  * Each value is read locklessly on the crash path; writers are serialized so
  * that the checks between values (min_faults <= max_faults, numerator <
- * denominator) hold against the other values as they are.
+ * denominator, min_faults <= escalate_faults) hold against the other values
+ * as they are.
  */
 
 #include <linux/capability.h>
@@ -27,6 +28,13 @@ static unsigned int brute_ema_den = 10;
 static unsigned int brute_ban_time_s = 900;
 static unsigned int brute_table_size = 1024;
 static unsigned int brute_forget_time_s = 3600;
+static unsigned int brute_backstop_faults = 32;
+static unsigned int brute_peer_ban_time_s = 900;
+static unsigned int brute_peer_prefix_v4 = 32;
+static unsigned int brute_peer_prefix_v6 = 64;
+static unsigned int brute_escalate_prefix_v4 = 24;
+static unsigned int brute_escalate_prefix_v6 = 48;
+static unsigned int brute_escalate_faults = 15;
 
 /* Upper bounds that keep every product in range and values meaningful. */
 #define BRUTE_THRESHOLD_MS_MAX (30U * 24 * 3600 * 1000)
@@ -66,51 +74,94 @@ void brute_params_get(struct brute_params *params)
 	params->ban_time_s = READ_ONCE(brute_ban_time_s);
 	params->table_size = READ_ONCE(brute_table_size);
 	params->forget_time_s = READ_ONCE(brute_forget_time_s);
+	params->backstop_faults = READ_ONCE(brute_backstop_faults);
+	params->peer_ban_time_s = READ_ONCE(brute_peer_ban_time_s);
+	params->peer_prefix_v4 = READ_ONCE(brute_peer_prefix_v4);
+	params->peer_prefix_v6 = READ_ONCE(brute_peer_prefix_v6);
+	params->escalate_prefix_v4 = READ_ONCE(brute_escalate_prefix_v4);
+	params->escalate_prefix_v6 = READ_ONCE(brute_escalate_prefix_v6);
+	params->escalate_faults = READ_ONCE(brute_escalate_faults);
 	if (params->ema_num >= params->ema_den)
 		params->ema_num = params->ema_den - 1;
 	params->max_faults = max(params->max_faults, params->min_faults);
+	params->escalate_faults = max(params->escalate_faults,
+				      params->min_faults);
 }
 
-/*
- * Bounds of a value given the current values of the others.  Called with
- * brute_sysctl_mutex held.
+/**
+ * struct brute_tunable - A tunable and its bounds
+ * @data: The value.
+ * @min: Its lowest value, unless @bounds says otherwise.
+ * @max: Its highest value, unless @bounds says otherwise.
+ * @bounds: Bounds that depend on other values, or NULL.
  */
-static void brute_bounds(const unsigned int *data, unsigned int *min,
-			 unsigned int *max)
+struct brute_tunable {
+	unsigned int *data;
+	unsigned int min;
+	unsigned int max;
+	void (*bounds)(unsigned int *min, unsigned int *max);
+};
+
+/* The cross-checked bounds, called with brute_sysctl_mutex held. */
+static void brute_min_faults_bounds(unsigned int *min, unsigned int *max)
 {
-	if (data == &brute_mode_value) {
-		*min = BRUTE_MODE_OFF;
-		*max = BRUTE_MODE_KILL;
-	} else if (data == &brute_threshold_ms) {
-		*min = 1;
-		*max = BRUTE_THRESHOLD_MS_MAX;
-	} else if (data == &brute_min_faults) {
-		*min = 1;
-		*max = brute_max_faults;
-	} else if (data == &brute_max_faults) {
-		*min = brute_min_faults;
-		*max = BRUTE_FAULTS_MAX;
-	} else if (data == &brute_ema_num) {
-		*min = 1;
-		*max = brute_ema_den - 1;
-	} else if (data == &brute_ema_den) {
-		*min = brute_ema_num + 1;
-		*max = BRUTE_EMA_DEN_MAX;
-	} else if (data == &brute_ban_time_s) {
-		*min = 0;
-		*max = BRUTE_BAN_TIME_S_MAX;
-	} else if (data == &brute_table_size) {
-		*min = BRUTE_TABLE_SIZE_MIN;
-		*max = BRUTE_TABLE_SIZE_MAX;
-	} else {
-		*min = 1;
-		*max = BRUTE_FORGET_TIME_S_MAX;
-	}
+	*max = min(brute_max_faults, brute_escalate_faults);
+}
+
+static void brute_max_faults_bounds(unsigned int *min, unsigned int *max)
+{
+	*min = brute_min_faults;
+}
+
+static void brute_escalate_faults_bounds(unsigned int *min, unsigned int *max)
+{
+	*min = brute_min_faults;
+}
+
+static void brute_ema_num_bounds(unsigned int *min, unsigned int *max)
+{
+	*max = brute_ema_den - 1;
+}
+
+static void brute_ema_den_bounds(unsigned int *min, unsigned int *max)
+{
+	*min = brute_ema_num + 1;
+}
+
+static const struct brute_tunable brute_tunables[] = {
+	{ &brute_mode_value, BRUTE_MODE_OFF, BRUTE_MODE_KILL },
+	{ &brute_threshold_ms, 1, BRUTE_THRESHOLD_MS_MAX },
+	{ &brute_min_faults, 1, 0, brute_min_faults_bounds },
+	{ &brute_max_faults, 0, BRUTE_FAULTS_MAX, brute_max_faults_bounds },
+	{ &brute_ema_num, 1, 0, brute_ema_num_bounds },
+	{ &brute_ema_den, 0, BRUTE_EMA_DEN_MAX, brute_ema_den_bounds },
+	{ &brute_ban_time_s, 0, BRUTE_BAN_TIME_S_MAX },
+	{ &brute_table_size, BRUTE_TABLE_SIZE_MIN, BRUTE_TABLE_SIZE_MAX },
+	{ &brute_forget_time_s, 1, BRUTE_FORGET_TIME_S_MAX },
+	{ &brute_backstop_faults, 1, BRUTE_FAULTS_MAX },
+	{ &brute_peer_ban_time_s, 0, BRUTE_BAN_TIME_S_MAX },
+	{ &brute_peer_prefix_v4, 1, 32 },
+	{ &brute_peer_prefix_v6, 1, 128 },
+	{ &brute_escalate_prefix_v4, 8, 32 },
+	{ &brute_escalate_prefix_v6, 16, 128 },
+	{ &brute_escalate_faults, 0, BRUTE_FAULTS_MAX,
+	  brute_escalate_faults_bounds },
+};
+
+static const struct brute_tunable *brute_tunable(const unsigned int *data)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(brute_tunables); i++)
+		if (brute_tunables[i].data == data)
+			return &brute_tunables[i];
+	return NULL;
 }
 
 static int brute_sysctl_handler(const struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
 {
+	const struct brute_tunable *tunable = brute_tunable(table->data);
 	unsigned int *data = table->data;
 	unsigned int min, max, value;
 	struct ctl_table tmp = *table;
@@ -122,9 +173,14 @@ static int brute_sysctl_handler(const struct ctl_table *table, int write,
 	/* Like Yama's ptrace_scope: changing the policy needs privilege. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	if (WARN_ON_ONCE(!tunable))
+		return -EINVAL;
 
 	mutex_lock(&brute_sysctl_mutex);
-	brute_bounds(data, &min, &max);
+	min = tunable->min;
+	max = tunable->max;
+	if (tunable->bounds)
+		tunable->bounds(&min, &max);
 	value = *data;
 	tmp.data = &value;
 	tmp.extra1 = &min;
@@ -159,7 +215,16 @@ static struct ctl_table brute_sysctl_table[] = {
 	BRUTE_SYSCTL("ban_time_s", brute_ban_time_s),
 	BRUTE_SYSCTL("table_size", brute_table_size),
 	BRUTE_SYSCTL("forget_time_s", brute_forget_time_s),
+	BRUTE_SYSCTL("backstop_faults", brute_backstop_faults),
+	BRUTE_SYSCTL("peer_ban_time_s", brute_peer_ban_time_s),
+	BRUTE_SYSCTL("peer_prefix_v4", brute_peer_prefix_v4),
+	BRUTE_SYSCTL("peer_prefix_v6", brute_peer_prefix_v6),
+	BRUTE_SYSCTL("escalate_prefix_v4", brute_escalate_prefix_v4),
+	BRUTE_SYSCTL("escalate_prefix_v6", brute_escalate_prefix_v6),
+	BRUTE_SYSCTL("escalate_faults", brute_escalate_faults),
 };
+
+static_assert(ARRAY_SIZE(brute_sysctl_table) == ARRAY_SIZE(brute_tunables));
 
 /* brute.mode= on the kernel command line: boot in audit-only mode, say. */
 static int __init brute_mode_setup(char *str)

@@ -3,21 +3,26 @@
  * Brute LSM - Exec attacks: the (user, target) table and its bans
  *
  * An exec attack runs a target again and again, each attempt a new image,
- * hence a new hierarchy, that crashes once.  Each crashing hierarchy charges
- * one crash to the entry of its user (the real user ID saved when its image
- * was executed) and its executable (the inode), whichever process started
- * it: an attacker cannot shed the count by re-executing itself, by running
- * each attempt through a helper or from a fresh process.
+ * hence a new hierarchy, that crashes once.  Each crashing hierarchy whose
+ * image its user started across a privilege gain charges one crash to the
+ * entry of that user and its executable (the inode), whichever process
+ * started it: an attacker cannot shed the count by re-executing itself, by
+ * running each attempt through a helper or from a fresh process.
  *
- * The table is bounded (table_size entries: when it is full, the least
- * recently charged entry that is not banned goes), and an entry is forgotten
- * after forget_time_s without a crash.  A verdict in kill mode bans the
- * target for the user for ban_time_s: execve() of it fails with EPERM.  A
- * ban is never permanent and only ever concerns the user whose images
- * crashed; root lists and lifts bans through securityfs.
+ * A verdict in kill mode bans the target for the user for ban_time_s:
+ * execve() of it with a privilege gain fails with EPERM.  A ban is never
+ * permanent and only ever concerns the user whose images crashed; root
+ * lists and lifts bans through securityfs.
  *
- * Writers (a crash, the collector, a lift) take the table lock; execve()
- * looks up without a lock, under RCU, and only while some ban exists.
+ * The table is bounded (table_size entries) and no user can push out, or
+ * keep out, another user's entries: each user has a share of it
+ * (brute_targets_share()), and the crashes of targets beyond that share, or
+ * beyond a full table, are counted in the user's overflow entry.  Nothing
+ * is ever evicted, so junk crashes between two attempts cannot wash out
+ * the count of the real target either: it is counted in its own entry or,
+ * with the junk, in the overflow entry, whose verdict bans the user from
+ * every privileged execve() when it counted more than one target.  Entries
+ * go when a ban ends, and after forget_time_s without a crash.
  */
 
 #include <linux/bug.h>
@@ -36,6 +41,25 @@
 #include "sysctl.h"
 #include "target.h"
 
+/**
+ * struct brute_target - The crash statistics of one user on one target
+ * @entry: Statistics and ban; first, see struct brute_entry.
+ * @key: The user and the target (the user alone: an overflow entry).
+ * @entries: An overflow entry's count of its user's target entries.
+ * @all: An overflow entry counted crashes of more than one target.
+ * @only: The target of an overflow entry's crashes while not @all.
+ * @name: The target's file name, truncated, for the operator ("*" for an
+ *        overflow entry of several targets).
+ */
+struct brute_target {
+	struct brute_entry entry;
+	struct brute_target_key key;
+	unsigned int entries;
+	bool all;
+	struct brute_target_key only;
+	char name[BRUTE_TARGET_NAME_LEN];
+};
+
 static void brute_targets_gc_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(brute_targets_gc_dwork, brute_targets_gc_work);
 
@@ -49,11 +73,16 @@ struct brute_targets brute_targets;
  */
 static struct kmem_cache *brute_target_cache __ro_after_init;
 
-static u32 brute_target_hash(const struct brute_target_key *key)
+static struct brute_target *brute_target(struct brute_entry *entry)
+{
+	return container_of(entry, struct brute_target, entry);
+}
+
+static u32 brute_target_bucket(const struct brute_target_key *key)
 {
 	return hash_64(key->ino ^ ((u64)key->dev << 32) ^
 		       ((u64)__kuid_val(key->uid) << 16),
-		       BRUTE_TARGETS_HASH_BITS);
+		       BRUTE_TABLE_HASH_BITS);
 }
 
 static bool brute_target_key_eq(const struct brute_target_key *a,
@@ -62,91 +91,98 @@ static bool brute_target_key_eq(const struct brute_target_key *a,
 	return uid_eq(a->uid, b->uid) && a->dev == b->dev && a->ino == b->ino;
 }
 
+static bool brute_target_match(const struct brute_entry *entry,
+			       const void *key)
+{
+	return brute_target_key_eq(&container_of(entry, struct brute_target,
+						  entry)->key, key);
+}
+
 static struct brute_target *
 brute_target_lookup(struct brute_targets *targets,
 		    const struct brute_target_key *key)
 {
-	struct brute_target *entry;
+	struct brute_entry *entry;
 
-	hlist_for_each_entry_rcu(entry,
-				 &targets->hash[brute_target_hash(key)], hash,
-				 lockdep_is_held(&targets->lock)) {
-		if (brute_target_key_eq(&entry->key, key))
-			return entry;
-	}
-	return NULL;
+	entry = brute_table_lookup(&targets->table, brute_target_bucket(key),
+				   key);
+	return entry ? brute_target(entry) : NULL;
+}
+
+static struct brute_target_key brute_overflow_key(kuid_t uid)
+{
+	return (struct brute_target_key){ .uid = uid };
 }
 
 /*
- * Take an entry out of the table.  Lockless readers may still see it until
- * a grace period ends: its key, ban and counter stay as they are, only its
- * list node is reused by the caller.
+ * What an entry stands for, in records and in the targets file: its own
+ * key, or for an overflow entry of a single target, that target.
  */
-static void brute_target_unlink(struct brute_targets *targets,
-				struct brute_target *entry)
+static const struct brute_target_key *
+brute_target_shown(const struct brute_target *target)
 {
-	lockdep_assert_held(&targets->lock);
-	hlist_del_rcu(&entry->hash);
-	list_del(&entry->lru);
-	WRITE_ONCE(targets->count, targets->count - 1);
-	if (entry->ban_until_ns)
-		atomic_dec(&targets->banned);
+	return brute_target_overflow(&target->key) && !target->all ?
+	       &target->only : &target->key;
 }
 
-/* Report and free unlinked entries that were banned. */
-static void brute_targets_release(struct list_head *list,
-				  enum brute_unban_reason reason)
+static const char *brute_target_scope(const struct brute_target *target)
 {
-	struct brute_target *entry, *next;
-
-	list_for_each_entry_safe(entry, next, list, lru) {
-		list_del(&entry->lru);
-		brute_audit_unban(entry, reason);
-		kfree_rcu(entry, rcu);
-	}
+	if (!brute_target_overflow(&target->key))
+		return "target";
+	return target->all ? "any" : "overflow";
 }
 
-/*
- * Make room for one entry: the least recently charged entry that is not
- * banned goes.  If every entry is banned, the least recently charged ban of
- * @uid goes (its end reported): a user who filled the table with bans on
- * their own programs loses one of them, never the count of another user's
- * attack.
- *
- * Return: True if an entry went.
- */
-static bool brute_targets_evict(struct brute_targets *targets, kuid_t uid,
-				struct list_head *evicted)
+static void brute_target_release(struct brute_entry *entry,
+				 enum brute_unban_reason reason)
 {
-	struct brute_target *entry;
+	const struct brute_target *target = brute_target(entry);
 
-	list_for_each_entry(entry, &targets->lru, lru) {
-		if (!entry->ban_until_ns) {
-			brute_target_unlink(targets, entry);
-			kfree_rcu(entry, rcu);
-			return true;
-		}
-	}
-	list_for_each_entry(entry, &targets->lru, lru) {
-		if (uid_eq(entry->key.uid, uid)) {
-			brute_target_unlink(targets, entry);
-			list_add(&entry->lru, evicted);
-			return true;
-		}
-	}
-	return false;
+	brute_audit_unban(brute_target_shown(target), target->name,
+			  brute_target_scope(target), reason,
+			  atomic_read(&entry->denied));
 }
 
-/* Make sure the collector runs at @when at the latest. */
-static void brute_targets_due(struct brute_targets *targets, u64 now,
-			      u64 when)
+/* An overflow entry stays while its user has entries: it counts them. */
+static bool brute_target_forget(struct brute_entry *entry)
 {
-	lockdep_assert_held(&targets->lock);
-	if (!targets->gc || (targets->next_gc_ns && targets->next_gc_ns <= when))
+	return !brute_target(entry)->entries;
+}
+
+static void brute_target_detach(struct brute_table *table,
+				struct brute_entry *entry)
+{
+	struct brute_targets *targets =
+		container_of(table, struct brute_targets, table);
+	struct brute_target *target = brute_target(entry);
+	struct brute_target_key key;
+	struct brute_target *overflow;
+
+	if (brute_target_overflow(&target->key)) {
+		targets->overflows--;
 		return;
-	targets->next_gc_ns = when;
-	mod_delayed_work(system_wq, targets->gc,
-			 nsecs_to_jiffies(when > now ? when - now : 0) + 1);
+	}
+	key = brute_overflow_key(target->key.uid);
+	overflow = brute_target_lookup(targets, &key);
+	if (overflow && !WARN_ON_ONCE(!overflow->entries))
+		overflow->entries--;
+}
+
+static const struct brute_table_ops brute_target_ops = {
+	.match = brute_target_match,
+	.release = brute_target_release,
+	.forget = brute_target_forget,
+	.detach = brute_target_detach,
+};
+
+/**
+ * brute_targets_share() - Tell how many targets a user may have entries for
+ * @params: Detection parameters.
+ *
+ * Return: An eighth of table_size, at least 2.
+ */
+unsigned int brute_targets_share(const struct brute_params *params)
+{
+	return max(params->table_size / 8, 2U);
 }
 
 /**
@@ -157,16 +193,86 @@ static void brute_targets_due(struct brute_targets *targets, u64 now,
 void brute_targets_init(struct brute_targets *targets,
 			struct delayed_work *gc)
 {
-	size_t i;
+	brute_table_init(&targets->table, gc, &brute_target_ops);
+	targets->overflows = 0;
+}
 
-	spin_lock_init(&targets->lock);
-	for (i = 0; i < ARRAY_SIZE(targets->hash); i++)
-		INIT_HLIST_HEAD(&targets->hash[i]);
-	INIT_LIST_HEAD(&targets->lru);
-	targets->count = 0;
-	atomic_set(&targets->banned, 0);
-	targets->next_gc_ns = 0;
-	targets->gc = gc;
+static void brute_target_insert(struct brute_targets *targets,
+				struct brute_target *target,
+				const struct brute_target_key *key,
+				const char *name, u64 start)
+{
+	target->key = *key;
+	strscpy(target->name, name, sizeof(target->name));
+	brute_stats_reset(&target->entry.stats, start);
+	brute_table_insert(&targets->table, &target->entry,
+			   brute_target_bucket(key));
+	if (brute_target_overflow(key))
+		targets->overflows++;
+}
+
+/*
+ * The entry a crash of @key is charged to: the target's own, else a new
+ * one within the user's share and the table's size, else the user's
+ * overflow entry.  Uses *@new and *@new_overflow (and sets them to NULL)
+ * for what it inserts.
+ */
+static struct brute_target *
+brute_targets_get(struct brute_targets *targets,
+		  const struct brute_target_key *key, const char *name,
+		  u64 start, u64 now, u64 forget_ns,
+		  const struct brute_params *params,
+		  struct brute_target **new, struct brute_target **new_overflow)
+{
+	const struct brute_target_key okey = brute_overflow_key(key->uid);
+	struct brute_target *target, *overflow;
+	unsigned int entries;
+
+	target = brute_target_lookup(targets, key);
+	if (target) {
+		brute_table_touch(&targets->table, &target->entry);
+		if (!target->entry.ban_until_ns)
+			brute_stats_forget(&target->entry.stats, now,
+					   forget_ns);
+		return target;
+	}
+
+	overflow = brute_target_lookup(targets, &okey);
+	if (!overflow) {
+		/* Overflow entries are bounded too: table_size of them. */
+		if (!*new_overflow || targets->overflows >= params->table_size)
+			return NULL;
+		overflow = *new_overflow;
+		*new_overflow = NULL;
+		brute_target_insert(targets, overflow, &okey, name, start);
+		overflow->only = *key;
+	}
+	entries = targets->table.count - targets->overflows;
+	if (*new && overflow->entries < brute_targets_share(params) &&
+	    entries < params->table_size) {
+		target = *new;
+		*new = NULL;
+		brute_target_insert(targets, target, key, name, start);
+		overflow->entries++;
+		return target;
+	}
+
+	/* Beyond the user's share, or a full table. */
+	target = overflow;
+	brute_table_touch(&targets->table, &target->entry);
+	if (!target->entry.ban_until_ns &&
+	    brute_stats_forget(&target->entry.stats, now, forget_ns))
+		WRITE_ONCE(target->all, false);
+	if (!target->entry.stats.faults && !target->all &&
+	    !target->entry.ban_until_ns) {
+		/* A new round of overflow crashes. */
+		target->only = *key;
+		strscpy(target->name, name, sizeof(target->name));
+	} else if (!target->all && !brute_target_key_eq(&target->only, key)) {
+		WRITE_ONCE(target->all, true);
+		strscpy(target->name, "*", sizeof(target->name));
+	}
+	return target;
 }
 
 /**
@@ -175,8 +281,8 @@ void brute_targets_init(struct brute_targets *targets,
  * @key: The user and the target.
  * @name: The target's file name.
  * @now: Time of the crash, from ktime_get_ns().
- * @start: When the crashing image started: the first period of a new (or
- *         forgotten) entry runs from there.
+ * @start: When the crashing image started: the first period of a new entry
+ *         runs from there.
  * @ban_ns: How long a verdict bans the target for the user; 0: no ban.
  * @params: Detection parameters.
  * @charge: The outcome.
@@ -194,59 +300,43 @@ void brute_targets_charge(struct brute_targets *targets,
 			  struct brute_target_charge *charge)
 {
 	const u64 forget_ns = (u64)params->forget_time_s * NSEC_PER_SEC;
-	struct brute_target *entry, *new;
-	LIST_HEAD(evicted);
+	struct brute_table *table = &targets->table;
+	struct brute_target *target, *new, *new_overflow;
 
 	memset(charge, 0, sizeof(*charge));
 	new = kmem_cache_zalloc(brute_target_cache,
 				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	new_overflow = kmem_cache_zalloc(brute_target_cache,
+					 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 
-	spin_lock(&targets->lock);
-	entry = brute_target_lookup(targets, key);
-	if (entry) {
-		list_move_tail(&entry->lru, &targets->lru);
-		if (!entry->ban_until_ns &&
-		    now - entry->stats.last_ns >= forget_ns)
-			brute_stats_reset(&entry->stats, start);
-	} else {
-		if (!new)
-			goto out;
-		if (targets->count >= params->table_size &&
-		    !brute_targets_evict(targets, key->uid, &evicted))
-			goto out;
-		entry = new;
-		new = NULL;
-		entry->key = *key;
-		strscpy(entry->name, name, sizeof(entry->name));
-		atomic_set(&entry->denied, 0);
-		brute_stats_reset(&entry->stats, start);
-		hlist_add_head_rcu(&entry->hash,
-				   &targets->hash[brute_target_hash(key)]);
-		list_add_tail(&entry->lru, &targets->lru);
-		WRITE_ONCE(targets->count, targets->count + 1);
-	}
+	spin_lock(&table->lock);
+	target = brute_targets_get(targets, key, name, start, now, forget_ns,
+				   params, &new, &new_overflow);
+	if (!target)
+		goto out;
 
 	charge->charged = true;
-	charge->period_ns = brute_stats_update(&entry->stats, now, params);
-	charge->stats = entry->stats;
-	charge->verdict = brute_verdict(&entry->stats, params);
+	charge->key = *brute_target_shown(target);
+	charge->overflow = brute_target_overflow(&target->key);
+	charge->all = target->all;
+	charge->period_ns = brute_stats_update(&target->entry.stats, now,
+					       params);
+	charge->stats = target->entry.stats;
+	charge->verdict = brute_verdict(&target->entry.stats, params);
 	if (charge->verdict != BRUTE_VERDICT_NONE) {
-		brute_stats_reset(&entry->stats, now);
-		entry->attacks++;
+		brute_stats_reset(&target->entry.stats, now);
+		target->entry.attacks++;
 		if (ban_ns) {
-			if (!entry->ban_until_ns)
-				atomic_inc(&targets->banned);
-			WRITE_ONCE(entry->ban_until_ns, now + ban_ns);
+			brute_table_ban(table, &target->entry, now, ban_ns);
 			charge->banned = true;
-			brute_targets_due(targets, now, now + ban_ns);
 		}
 	}
 	if (!charge->banned)
-		brute_targets_due(targets, now, now + forget_ns);
+		brute_table_due(table, now, now + forget_ns);
 out:
-	spin_unlock(&targets->lock);
+	spin_unlock(&table->lock);
 	kfree(new);
-	brute_targets_release(&evicted, BRUTE_UNBAN_EVICTED);
+	kfree(new_overflow);
 }
 
 /**
@@ -255,34 +345,64 @@ out:
  * @key: The user and the target.
  * @now: The current time, from ktime_get_ns().
  *
+ * A ban of the target's own entry refuses it, and so does a ban of the
+ * user's overflow entry when it is about every target or this one.
  * Counts the refusal in the ban.
  *
  * Context: Any; takes no lock.
  * Return: True if a ban in force forbids @key's user to execute @key's
- * target.
+ * target with a privilege gain.
  */
 bool brute_targets_denied(struct brute_targets *targets,
 			  const struct brute_target_key *key, u64 now)
 {
-	struct brute_target *entry;
+	const struct brute_target_key okey = brute_overflow_key(key->uid);
+	struct brute_target *target;
 	bool denied = false;
 
-	if (!atomic_read(&targets->banned))
+	if (!brute_table_banned(&targets->table))
 		return false;
 	rcu_read_lock();
-	entry = brute_target_lookup(targets, key);
-	if (entry && READ_ONCE(entry->ban_until_ns) > now) {
-		atomic_inc(&entry->denied);
+	target = brute_target_lookup(targets, key);
+	if (!target || !brute_entry_banned(&target->entry, now)) {
+		target = brute_target_lookup(targets, &okey);
+		if (target && (!brute_entry_banned(&target->entry, now) ||
+			       (!READ_ONCE(target->all) &&
+				!brute_target_key_eq(&target->only, key))))
+			target = NULL;
+	}
+	if (target) {
+		atomic_inc(&target->entry.denied);
 		denied = true;
 	}
 	rcu_read_unlock();
 	return denied;
 }
 
+/* The entry, or an overflow entry whose ban refuses only that target. */
+static bool brute_targets_pick_key(const struct brute_entry *entry,
+				   const void *key)
+{
+	const struct brute_target *target =
+		container_of(entry, struct brute_target, entry);
+
+	return brute_target_key_eq(&target->key, key) ||
+	       brute_target_key_eq(brute_target_shown(target), key);
+}
+
+static bool brute_targets_pick_user(const struct brute_entry *entry,
+				    const void *uid)
+{
+	return uid_eq(container_of(entry, struct brute_target, entry)->key.uid,
+		      *(const kuid_t *)uid);
+}
+
 /**
  * brute_targets_lift() - Lift bans
  * @targets: The table.
- * @key: The ban to lift, or NULL to lift every ban.
+ * @key: The ban to lift (a target's: its own entry's ban, or the user's
+ *       overflow entry's when that refuses this target only; 0:0 0: the
+ *       user's overflow entry), or NULL to lift every ban.
  * @flush: Forget every entry of the table too, banned or not.
  *
  * The entries go with their bans: their counts start afresh.
@@ -293,72 +413,22 @@ bool brute_targets_denied(struct brute_targets *targets,
 int brute_targets_lift(struct brute_targets *targets,
 		       const struct brute_target_key *key, bool flush)
 {
-	struct brute_target *entry, *next;
-	LIST_HEAD(lifted);
-	int count = 0;
-
-	spin_lock(&targets->lock);
-	list_for_each_entry_safe(entry, next, &targets->lru, lru) {
-		if (key && !brute_target_key_eq(&entry->key, key))
-			continue;
-		if (!entry->ban_until_ns) {
-			if (flush) {
-				brute_target_unlink(targets, entry);
-				kfree_rcu(entry, rcu);
-			}
-			continue;
-		}
-		brute_target_unlink(targets, entry);
-		list_add_tail(&entry->lru, &lifted);
-		count++;
-	}
-	spin_unlock(&targets->lock);
-	brute_targets_release(&lifted, BRUTE_UNBAN_LIFTED);
-	return count || flush ? count : -ENOENT;
+	return brute_table_lift(&targets->table,
+				key ? brute_targets_pick_key : NULL, key,
+				flush);
 }
 
 /**
- * brute_targets_gc() - End expired bans and forget quiet entries
+ * brute_targets_lift_user() - Lift every ban of a user
  * @targets: The table.
- * @now: The current time, from ktime_get_ns().
- * @forget_ns: How long an entry without a crash is kept.
+ * @uid: The user.
  *
- * Reschedules itself for the next ban to end or entry to forget.
- *
- * Return: When the next one is due, or 0 if the table is empty.
+ * Return: The number of bans lifted, or -ENOENT if there was none.
  */
-u64 brute_targets_gc(struct brute_targets *targets, u64 now, u64 forget_ns)
+int brute_targets_lift_user(struct brute_targets *targets, kuid_t uid)
 {
-	struct brute_target *entry, *next;
-	LIST_HEAD(expired);
-	u64 due, next_due = 0;
-
-	spin_lock(&targets->lock);
-	list_for_each_entry_safe(entry, next, &targets->lru, lru) {
-		if (entry->ban_until_ns) {
-			due = entry->ban_until_ns;
-			if (due <= now) {
-				brute_target_unlink(targets, entry);
-				list_add_tail(&entry->lru, &expired);
-				continue;
-			}
-		} else {
-			due = entry->stats.last_ns + forget_ns;
-			if (due <= now) {
-				brute_target_unlink(targets, entry);
-				kfree_rcu(entry, rcu);
-				continue;
-			}
-		}
-		if (!next_due || due < next_due)
-			next_due = due;
-	}
-	targets->next_gc_ns = 0;
-	if (next_due)
-		brute_targets_due(targets, now, next_due);
-	spin_unlock(&targets->lock);
-	brute_targets_release(&expired, BRUTE_UNBAN_EXPIRED);
-	return next_due;
+	return brute_table_lift(&targets->table, brute_targets_pick_user,
+				&uid, false);
 }
 
 /**
@@ -370,30 +440,40 @@ u64 brute_targets_gc(struct brute_targets *targets, u64 now, u64 forget_ns)
 void brute_targets_show(struct brute_targets *targets, struct seq_file *m,
 			u64 now)
 {
-	const struct brute_target *entry;
+	struct brute_table *table = &targets->table;
+	const struct brute_entry *entry;
 
-	spin_lock(&targets->lock);
-	list_for_each_entry(entry, &targets->lru, lru) {
+	spin_lock(&table->lock);
+	list_for_each_entry(entry, &table->lru, lru) {
+		const struct brute_target *target =
+			container_of(entry, struct brute_target, entry);
+		const struct brute_target_key *shown =
+			brute_target_shown(target);
 		const u64 until = entry->ban_until_ns;
 
+		/* An overflow entry that only counts entries is bookkeeping. */
+		if (brute_target_overflow(&target->key) &&
+		    !entry->stats.faults && !until)
+			continue;
 		seq_printf(m,
-			   "attacker_uid=%u target_dev=%u:%u target_ino=%llu faults=%u attacks=%u ema_ms=%llu idle_ms=%llu ban_left_s=%llu denied=%u target_name=",
-			   from_kuid(&init_user_ns, entry->key.uid),
-			   MAJOR(entry->key.dev), MINOR(entry->key.dev),
-			   entry->key.ino, entry->stats.faults, entry->attacks,
+			   "attacker_uid=%u target_dev=%u:%u target_ino=%llu faults=%u attacks=%u ema_ms=%llu idle_ms=%llu ban_left_s=%llu denied=%u scope=%s target_name=",
+			   from_kuid(&init_user_ns, target->key.uid),
+			   MAJOR(shown->dev), MINOR(shown->dev), shown->ino,
+			   entry->stats.faults, entry->attacks,
 			   div_u64(entry->stats.ema_ns, NSEC_PER_MSEC),
 			   div_u64(now - min(now, entry->stats.last_ns),
 				   NSEC_PER_MSEC),
 			   until > now ?
 				   div_u64(until - now + NSEC_PER_SEC - 1,
 					   NSEC_PER_SEC) : 0,
-			   atomic_read(&entry->denied));
-		seq_escape_str(m, entry->name,
+			   atomic_read(&entry->denied),
+			   brute_target_scope(target));
+		seq_escape_str(m, target->name,
 			       ESCAPE_OCTAL | ESCAPE_NAP | ESCAPE_APPEND,
 			       " \t\n\\=");
 		seq_putc(m, '\n');
 	}
-	spin_unlock(&targets->lock);
+	spin_unlock(&table->lock);
 }
 
 /**
@@ -402,14 +482,7 @@ void brute_targets_show(struct brute_targets *targets, struct seq_file *m,
  */
 void brute_targets_destroy(struct brute_targets *targets)
 {
-	struct brute_target *entry, *next;
-
-	spin_lock(&targets->lock);
-	list_for_each_entry_safe(entry, next, &targets->lru, lru) {
-		brute_target_unlink(targets, entry);
-		kfree_rcu(entry, rcu);
-	}
-	spin_unlock(&targets->lock);
+	brute_table_destroy(&targets->table);
 }
 
 static void brute_targets_gc_work(struct work_struct *work)
@@ -417,8 +490,8 @@ static void brute_targets_gc_work(struct work_struct *work)
 	struct brute_params params;
 
 	brute_params_get(&params);
-	brute_targets_gc(&brute_targets, ktime_get_ns(),
-			 (u64)params.forget_time_s * NSEC_PER_SEC);
+	brute_table_gc(&brute_targets.table, ktime_get_ns(),
+		       (u64)params.forget_time_s * NSEC_PER_SEC);
 }
 
 /**
@@ -434,7 +507,10 @@ void __init brute_targets_setup(void)
 
 #include <kunit/test.h>
 
+#include "setup.h"
+
 #define MS (NSEC_PER_MSEC)
+#define BAN (900 * NSEC_PER_SEC)
 
 static const struct brute_params target_params = {
 	.threshold_ms = 30000,
@@ -460,16 +536,20 @@ static void test_targets_exit(struct kunit *test)
 {
 	struct brute_targets *targets = test->priv;
 
+	if (!targets)
+		return;
 	brute_targets_destroy(targets);
-	KUNIT_EXPECT_EQ(test, 0, targets->count);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->banned));
-	KUNIT_EXPECT_TRUE(test, list_empty(&targets->lru));
+	KUNIT_EXPECT_EQ(test, 0, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 0, targets->overflows);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->table.banned));
+	KUNIT_EXPECT_TRUE(test, list_empty(&targets->table.lru));
 }
 
 static int test_targets_init(struct kunit *test)
 {
 	struct brute_targets *targets;
 
+	brute_kunit_require(test);
 	targets = kunit_kzalloc(test, sizeof(*targets), GFP_KERNEL);
 	if (!targets)
 		return -ENOMEM;
@@ -493,42 +573,50 @@ test_charge(struct brute_targets *targets, const struct brute_target_key *key,
 	return charge;
 }
 
+static unsigned int test_entries_of(struct brute_targets *targets, u32 uid)
+{
+	const struct brute_target_key okey = brute_overflow_key(KUIDT_INIT(uid));
+	struct brute_target *overflow;
+
+	overflow = brute_target_lookup(targets, &okey);
+	return overflow ? overflow->entries : 0;
+}
+
 /* Five fast crashes from five hierarchies: a verdict and a ban. */
 static void test_targets_insert_and_ban(struct kunit *test)
 {
 	struct brute_targets *targets = test->priv;
 	const struct brute_target_key key = test_key(1000, 42);
+	const struct brute_target_key other_user = test_key(1001, 42);
+	const struct brute_target_key other_target = test_key(1000, 43);
 	struct brute_target_charge charge;
 	u64 now = 1000 * MS;
 
-	charge = test_charge(targets, &key, &now, 10 * MS, 4, 900 * NSEC_PER_SEC);
+	charge = test_charge(targets, &key, &now, 10 * MS, 4, BAN);
 	KUNIT_EXPECT_TRUE(test, charge.charged);
+	KUNIT_EXPECT_FALSE(test, charge.overflow);
 	KUNIT_EXPECT_EQ(test, 4, charge.stats.faults);
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE, charge.verdict);
 	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &key, now));
-	KUNIT_EXPECT_EQ(test, 1, targets->count);
+	/* The target's entry and its user's overflow entry. */
+	KUNIT_EXPECT_EQ(test, 2, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 1, targets->overflows);
+	KUNIT_EXPECT_EQ(test, 1, test_entries_of(targets, 1000));
 
-	charge = test_charge(targets, &key, &now, 10 * MS, 1, 900 * NSEC_PER_SEC);
+	charge = test_charge(targets, &key, &now, 10 * MS, 1, BAN);
 	KUNIT_EXPECT_EQ(test, 5, charge.stats.faults);
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST, charge.verdict);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&targets->banned));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&targets->table.banned));
 	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &key, now + MS));
 
 	/* Only that user, only that target. */
-	{
-		const struct brute_target_key other_user = test_key(1001, 42);
-		const struct brute_target_key other_target = test_key(1000, 43);
-
-		KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets,
-							      &other_user, now));
-		KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets,
-							      &other_target,
-							      now));
-	}
+	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &other_user, now));
+	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &other_target,
+						      now));
 
 	/* The verdict restarted the count: the next ban needs 5 more. */
-	charge = test_charge(targets, &key, &now, 10 * MS, 1, 900 * NSEC_PER_SEC);
+	charge = test_charge(targets, &key, &now, 10 * MS, 1, BAN);
 	KUNIT_EXPECT_EQ(test, 1, charge.stats.faults);
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE, charge.verdict);
 }
@@ -544,7 +632,7 @@ static void test_targets_verdict_without_ban(struct kunit *test)
 	charge = test_charge(targets, &key, &now, 10 * MS, 5, 0);
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST, charge.verdict);
 	KUNIT_EXPECT_FALSE(test, charge.banned);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->banned));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->table.banned));
 	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &key, now));
 }
 
@@ -557,87 +645,166 @@ static void test_targets_decay_and_forget(struct kunit *test)
 	u64 now = 0;
 
 	/* A crash a minute: never fast. */
-	charge = test_charge(targets, &key, &now, 60 * NSEC_PER_SEC, 10,
-			     900 * NSEC_PER_SEC);
+	charge = test_charge(targets, &key, &now, 60 * NSEC_PER_SEC, 10, BAN);
 	KUNIT_EXPECT_EQ(test, 10, charge.stats.faults);
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE, charge.verdict);
 	KUNIT_EXPECT_GT(test, charge.stats.ema_ns, 59 * NSEC_PER_SEC);
 	KUNIT_EXPECT_LE(test, charge.stats.ema_ns, 60 * NSEC_PER_SEC);
 
 	/* After forget_time_s without a crash, counting starts over. */
-	charge = test_charge(targets, &key, &now, 3600 * NSEC_PER_SEC, 1,
-			     900 * NSEC_PER_SEC);
+	charge = test_charge(targets, &key, &now, 3600 * NSEC_PER_SEC, 1, BAN);
 	KUNIT_EXPECT_EQ(test, 1, charge.stats.faults);
 
-	/* The collector forgets it, and says when it is due otherwise. */
+	/*
+	 * The collector forgets the entry, then its user's overflow entry,
+	 * which it kept while it counted an entry.
+	 */
 	KUNIT_EXPECT_EQ(test, now + 3600 * NSEC_PER_SEC,
-			brute_targets_gc(targets, now + NSEC_PER_SEC,
-					 3600 * NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, 1, targets->count);
-	KUNIT_EXPECT_EQ(test, 0, brute_targets_gc(targets,
-						  now + 3600 * NSEC_PER_SEC,
-						  3600 * NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, 0, targets->count);
+			brute_table_gc(&targets->table, now + NSEC_PER_SEC,
+				       3600 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 2, targets->table.count);
+	brute_table_gc(&targets->table, now + 3600 * NSEC_PER_SEC,
+		       3600 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, 1, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 0, test_entries_of(targets, 1000));
+	KUNIT_EXPECT_EQ(test, 0, brute_table_gc(&targets->table,
+						now + 7200 * NSEC_PER_SEC,
+						3600 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 0, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 0, targets->overflows);
 }
 
-/* A full table evicts the coldest entry, never a live ban. */
-static void test_targets_capacity(struct kunit *test)
+/* A racing crash with an earlier time does not wrap into a quiet period. */
+static void test_targets_out_of_order(struct kunit *test)
 {
 	struct brute_targets *targets = test->priv;
-	const struct brute_target_key banned = test_key(1000, 1);
-	struct brute_target_charge charge;
-	u64 now = 0;
-	u64 ino;
+	const struct brute_target_key key = test_key(1000, 42);
+	struct brute_target_charge charge = {};
+	u64 now = 10 * NSEC_PER_SEC;
 
-	test_charge(targets, &banned, &now, MS, 5, 900 * NSEC_PER_SEC);
-	KUNIT_ASSERT_EQ(test, 1, atomic_read(&targets->banned));
-	for (ino = 2; ino <= 40; ino++) {
-		const struct brute_target_key key = test_key(2000, ino);
-
-		charge = test_charge(targets, &key, &now, MS, 1, 0);
-		KUNIT_EXPECT_TRUE(test, charge.charged);
-		KUNIT_EXPECT_LE(test, targets->count, 16);
-	}
-	KUNIT_EXPECT_EQ(test, 16, targets->count);
-	/* The ban (the oldest entry) stayed; the 15 newest others too. */
-	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &banned, now));
-	{
-		const struct brute_target_key gone = test_key(2000, 25);
-		const struct brute_target_key kept = test_key(2000, 26);
-
-		KUNIT_EXPECT_NULL(test, brute_target_lookup(targets, &gone));
-		KUNIT_EXPECT_NOT_NULL(test, brute_target_lookup(targets, &kept));
-	}
+	test_charge(targets, &key, &now, 10 * MS, 3, BAN);
+	/* now was read before the last crash took the lock. */
+	brute_targets_charge(targets, &key, "target", now - 5 * MS,
+			     now - 6 * MS, BAN, &target_params, &charge);
+	KUNIT_EXPECT_EQ(test, 4, charge.stats.faults);
+	KUNIT_EXPECT_EQ(test, 0, charge.period_ns);
+	brute_targets_charge(targets, &key, "target", now + MS, now, BAN,
+			     &target_params, &charge);
+	KUNIT_EXPECT_EQ(test, 5, charge.stats.faults);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
 }
 
-/* A table full of one user's bans: that user's oldest ban makes room. */
-static void test_targets_full_of_bans(struct kunit *test)
+/*
+ * Junk between attempts: an attacker crashes more distinct privileged
+ * images than the table holds between two attempts on the real target.
+ * Nothing is evicted: the real target keeps its count and is banned on
+ * the fifth attempt.
+ */
+static void test_targets_junk_after_target(struct kunit *test)
 {
 	struct brute_targets *targets = test->priv;
+	const struct brute_target_key real = test_key(1000, 1);
+	struct brute_target_charge charge = {};
+	u64 now = 0, junk = 100;
+	int attempt, i;
+
+	for (attempt = 1; attempt <= 5; attempt++) {
+		charge = test_charge(targets, &real, &now, MS, 1, BAN);
+		for (i = 0; i < 20; i++) {
+			const struct brute_target_key key = test_key(1000,
+								     junk++);
+
+			test_charge(targets, &key, &now, MS, 1, BAN);
+		}
+		if (charge.banned)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, 5, attempt);
+	KUNIT_EXPECT_FALSE(test, charge.overflow);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &real, now));
+	/* The user holds their share, no more. */
+	KUNIT_EXPECT_EQ(test, 2, test_entries_of(targets, 1000));
+	KUNIT_EXPECT_EQ(test, 3, targets->table.count);
+}
+
+/*
+ * Junk first: the user's share is used up before the real target crashes.
+ * Its crashes and the junk add up in the overflow entry, whose verdict
+ * bans the user from every privileged execve() within five crashes.
+ */
+static void test_targets_junk_before_target(struct kunit *test)
+{
+	struct brute_targets *targets = test->priv;
+	const struct brute_target_key real = test_key(1000, 1);
+	const struct brute_target_key other = test_key(1000, 999);
+	struct brute_target_charge charge = {};
+	u64 now = 0, junk = 100;
+	int crashes = 0;
+
+	/* The user's share: two junk targets. */
+	while (junk < 102) {
+		const struct brute_target_key key = test_key(1000, junk++);
+
+		charge = test_charge(targets, &key, &now, MS, 1, BAN);
+		KUNIT_EXPECT_FALSE(test, charge.overflow);
+	}
+	while (!brute_targets_denied(targets, &real, now) && crashes < 100) {
+		const struct brute_target_key key = test_key(1000, junk++);
+
+		test_charge(targets, &key, &now, MS, 1, BAN);
+		charge = test_charge(targets, &real, &now, MS, 1, BAN);
+		KUNIT_EXPECT_TRUE(test, charge.overflow);
+		crashes += 2;
+	}
+	/* Five crashes in the overflow entry: three rounds. */
+	KUNIT_EXPECT_EQ(test, 6, crashes);
+	KUNIT_EXPECT_TRUE(test, charge.all);
+	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &real, now));
+	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &other, now));
+}
+
+/*
+ * Users who fill the table cannot push out another user's entries, nor
+ * keep their crashes from being counted: the newcomer's crashes of one
+ * target go to their overflow entry, whose ban is about that target only.
+ */
+static void test_targets_no_starvation(struct kunit *test)
+{
+	struct brute_targets *targets = test->priv;
+	const struct brute_target_key victim = test_key(3000, 7);
+	const struct brute_target_key victim_other = test_key(3000, 8);
 	struct brute_target_charge charge;
 	u64 now = 0;
+	u32 uid;
 	u64 ino;
 
-	for (ino = 1; ino <= 16; ino++) {
-		const struct brute_target_key key = test_key(1000, ino);
+	for (uid = 2000; uid < 2008; uid++) {
+		for (ino = 1; ino <= 4; ino++) {
+			const struct brute_target_key key = test_key(uid, ino);
 
-		test_charge(targets, &key, &now, MS, 5, 900 * NSEC_PER_SEC);
+			test_charge(targets, &key, &now, MS, 4, BAN);
+		}
 	}
-	KUNIT_EXPECT_EQ(test, 16, atomic_read(&targets->banned));
-	{
-		const struct brute_target_key other = test_key(1001, 99);
-		const struct brute_target_key mine = test_key(1000, 99);
-		const struct brute_target_key first = test_key(1000, 1);
+	KUNIT_EXPECT_EQ(test, 16, targets->table.count - targets->overflows);
 
-		/* Another user's crash cannot push out a ban. */
-		charge = test_charge(targets, &other, &now, MS, 1, 0);
-		KUNIT_EXPECT_FALSE(test, charge.charged);
-		/* The banned user's own next target can. */
-		charge = test_charge(targets, &mine, &now, MS, 1, 0);
-		KUNIT_EXPECT_TRUE(test, charge.charged);
-		KUNIT_EXPECT_EQ(test, 15, atomic_read(&targets->banned));
-		KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &first,
-							      now));
+	charge = test_charge(targets, &victim, &now, MS, 4, BAN);
+	KUNIT_EXPECT_TRUE(test, charge.charged);
+	KUNIT_EXPECT_TRUE(test, charge.overflow);
+	KUNIT_EXPECT_EQ(test, 4, charge.stats.faults);
+	charge = test_charge(targets, &victim, &now, MS, 1, BAN);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_FALSE(test, charge.all);
+	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &victim, now));
+	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &victim_other,
+						      now));
+	/* Every entry of the other users is still there, with its count. */
+	for (uid = 2000; uid < 2008; uid++) {
+		const struct brute_target_key key = test_key(uid, 1);
+		struct brute_target *target = brute_target_lookup(targets, &key);
+
+		KUNIT_ASSERT_NOT_NULL(test, target);
+		KUNIT_EXPECT_EQ(test, 4, target->entry.stats.faults);
 	}
 }
 
@@ -657,30 +824,32 @@ static void test_targets_expiry_and_lift(struct kunit *test)
 						     banned_at + 10 * NSEC_PER_SEC - 1));
 	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &a,
 						      banned_at + 10 * NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, 0, brute_targets_gc(targets,
-						  banned_at + 10 * NSEC_PER_SEC,
-						  3600 * NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, 0, targets->count);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->banned));
+	brute_table_gc(&targets->table, banned_at + 10 * NSEC_PER_SEC,
+		       3600 * NSEC_PER_SEC);
+	/* The overflow entry stays until it is quiet for forget_time_s. */
+	KUNIT_EXPECT_EQ(test, 1, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&targets->table.banned));
 
-	test_charge(targets, &a, &now, MS, 5, 900 * NSEC_PER_SEC);
-	test_charge(targets, &b, &now, MS, 5, 900 * NSEC_PER_SEC);
-	test_charge(targets, &c, &now, MS, 5, 900 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, 3, atomic_read(&targets->banned));
+	test_charge(targets, &a, &now, MS, 5, BAN);
+	test_charge(targets, &b, &now, MS, 5, BAN);
+	test_charge(targets, &c, &now, MS, 5, BAN);
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&targets->table.banned));
 	KUNIT_EXPECT_EQ(test, 1, brute_targets_lift(targets, &a, false));
 	KUNIT_EXPECT_EQ(test, -ENOENT, brute_targets_lift(targets, &a, false));
 	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &a, now));
 	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &b, now));
-	KUNIT_EXPECT_EQ(test, 2, brute_targets_lift(targets, NULL, false));
-	KUNIT_EXPECT_EQ(test, 0, targets->count);
+	KUNIT_EXPECT_EQ(test, 1, brute_targets_lift_user(targets,
+							 KUIDT_INIT(1001)));
+	KUNIT_EXPECT_FALSE(test, brute_targets_denied(targets, &c, now));
+	KUNIT_EXPECT_EQ(test, 1, brute_targets_lift(targets, NULL, false));
 	KUNIT_EXPECT_EQ(test, -ENOENT, brute_targets_lift(targets, NULL, false));
 
-	/* A flush forgets counts too. */
-	test_charge(targets, &a, &now, MS, 5, 900 * NSEC_PER_SEC);
-	test_charge(targets, &b, &now, MS, 2, 900 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, 2, targets->count);
+	/* A flush forgets counts too, overflow entries included. */
+	test_charge(targets, &a, &now, MS, 5, BAN);
+	test_charge(targets, &b, &now, MS, 2, BAN);
 	KUNIT_EXPECT_EQ(test, 1, brute_targets_lift(targets, NULL, true));
-	KUNIT_EXPECT_EQ(test, 0, targets->count);
+	KUNIT_EXPECT_EQ(test, 0, targets->table.count);
+	KUNIT_EXPECT_EQ(test, 0, targets->overflows);
 	KUNIT_EXPECT_EQ(test, 0, brute_targets_lift(targets, NULL, true));
 }
 
@@ -689,23 +858,25 @@ static void test_targets_denied_count(struct kunit *test)
 {
 	struct brute_targets *targets = test->priv;
 	const struct brute_target_key key = test_key(1000, 7);
-	struct brute_target *entry;
+	struct brute_target *target;
 	u64 now = 0;
 
-	test_charge(targets, &key, &now, MS, 5, 900 * NSEC_PER_SEC);
+	test_charge(targets, &key, &now, MS, 5, BAN);
 	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &key, now));
 	KUNIT_EXPECT_TRUE(test, brute_targets_denied(targets, &key, now));
-	entry = brute_target_lookup(targets, &key);
-	KUNIT_ASSERT_NOT_NULL(test, entry);
-	KUNIT_EXPECT_EQ(test, 2, atomic_read(&entry->denied));
+	target = brute_target_lookup(targets, &key);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	KUNIT_EXPECT_EQ(test, 2, atomic_read(&target->entry.denied));
 }
 
 static struct kunit_case test_targets_cases[] = {
 	KUNIT_CASE(test_targets_insert_and_ban),
 	KUNIT_CASE(test_targets_verdict_without_ban),
 	KUNIT_CASE(test_targets_decay_and_forget),
-	KUNIT_CASE(test_targets_capacity),
-	KUNIT_CASE(test_targets_full_of_bans),
+	KUNIT_CASE(test_targets_out_of_order),
+	KUNIT_CASE(test_targets_junk_after_target),
+	KUNIT_CASE(test_targets_junk_before_target),
+	KUNIT_CASE(test_targets_no_starvation),
 	KUNIT_CASE(test_targets_expiry_and_lift),
 	KUNIT_CASE(test_targets_denied_count),
 	{}

@@ -1,6 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Brute LSM - Task hooks: fork, execve, credential changes, crashes
+ *
+ * Who answers for a crash (Brute.rst, "Who pays"):
+ *
+ * - the peer whose input the crashing task read last, when its image read
+ *   input from a TCP client that is not on this host or from a Unix
+ *   client of another user: the peer is banned from the endpoint;
+ * - the user, when the image runs with a privilege that user gained across
+ *   an execve() (set-ID, file capabilities, what sudo or pkexec executed
+ *   for them): the user's image is killed (fork attack) and the user is
+ *   banned from the program (exec attack);
+ * - nobody known otherwise (a service that changed its IDs, a crash no
+ *   peer's input preceded): nothing but the record, and the backstop.
+ *
+ * The backstop kills a hierarchy that is not its user's own privileged
+ * image at backstop_faults crashes, whatever their source: it bounds the
+ * crashes one memory image can take from any number of peers, and its
+ * supervisor restarts it with a fresh layout and canary.
  */
 
 #include <linux/binfmts.h>
@@ -21,6 +38,7 @@
 #include "common.h"
 #include "hierarchy.h"
 #include "mitigate.h"
+#include "peer.h"
 #include "setup.h"
 #include "sysctl.h"
 #include "target.h"
@@ -28,18 +46,24 @@
 
 /*
  * A fork, a vfork or a new thread shares the memory image of its parent: it
- * joins its hierarchy.  This is the only cost Brute adds to fork: one
- * reference, no lock.
+ * joins its hierarchy, and the input its parent read.  This is all Brute
+ * adds to fork: one reference, no lock.
  */
 static int hook_task_alloc(struct task_struct *const task,
 			   const unsigned long clone_flags)
 {
-	struct brute_hierarchy *const hierarchy = brute_task(current)->hierarchy;
+	struct brute_task_security *const parent = brute_task(current);
+	struct brute_task_security *const ts = brute_task(task);
 
-	if (hierarchy)
-		brute_hierarchy_join(hierarchy);
-	brute_task(task)->hierarchy = hierarchy;
-	brute_task(task)->spare = NULL;
+	if (parent->hierarchy)
+		brute_hierarchy_join(parent->hierarchy);
+	ts->hierarchy = parent->hierarchy;
+	ts->spare = NULL;
+	ts->flags = 0;
+	if (parent->input.cookie)
+		ts->input = parent->input;
+	else
+		ts->input.cookie = 0;
 	return 0;
 }
 
@@ -52,28 +76,6 @@ static void hook_task_free(struct task_struct *const task)
 	ts->hierarchy = NULL;
 	brute_hierarchy_discard(ts->spare);
 	ts->spare = NULL;
-}
-
-/*
- * What an execve() crosses.  The new image is privileged when its effective
- * IDs changed, or differ from its real ones however it got them: a set-ID
- * program, and also what a set-ID wrapper executes with the IDs it keeps
- * (the Xorg.wrap, pkexec pattern).  Else it may have gained capabilities:
- * file capabilities, or permitted capabilities beyond the ambient set of a
- * user who is not root in its user namespace.
- */
-static u32 brute_exec_boundaries(const struct cred *const old,
-				 const struct cred *const new)
-{
-	if (!uid_eq(old->euid, new->euid) || !gid_eq(old->egid, new->egid) ||
-	    !uid_eq(new->euid, new->uid) || !gid_eq(new->egid, new->gid))
-		return BRUTE_BOUNDARY_SETID;
-	if (!cap_issubset(new->cap_permitted, old->cap_permitted))
-		return BRUTE_BOUNDARY_FCAPS;
-	if (!uid_eq(new->uid, make_kuid(new->user_ns, 0)) &&
-	    !cap_issubset(new->cap_permitted, new->cap_ambient))
-		return BRUTE_BOUNDARY_FCAPS;
-	return 0;
 }
 
 /*
@@ -93,63 +95,6 @@ static int hook_bprm_creds_for_exec(struct linux_binprm *const bprm)
 	return ts->spare ? 0 : -ENOMEM;
 }
 
-/*
- * An execve() gives the task a new memory image.  If it shared its
- * hierarchy (it was forked since the last execve(), or has threads), it
- * leaves it for the spare, whose exec parent is the old one.  If it was
- * alone, its hierarchy starts afresh and the spare is freed.  Either way the
- * boundaries start from what the new image crosses itself: network input
- * reached the old image, not this one.  This runs after the point of no
- * return, where failing is not allowed: nothing here can.
- */
-static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
-{
-	struct brute_task_security *const ts = brute_task(current);
-	struct brute_hierarchy *const old_hierarchy = ts->hierarchy;
-	const struct cred *const old = current_cred();
-	const struct cred *const new = bprm->cred;
-	const u32 crossed = brute_exec_boundaries(old, new);
-	struct brute_hierarchy *hierarchy;
-
-	if (!old_hierarchy)
-		return;
-
-	/* bprm_creds_for_exec allocated it, or the execve() failed there. */
-	if (WARN_ON_ONCE(!ts->spare))
-		return;
-
-	if (refcount_read(&old_hierarchy->tasks) == 1) {
-		hierarchy = old_hierarchy;
-		spin_lock(&hierarchy->lock);
-		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
-		brute_ids_save(&hierarchy->ids, new);
-		WRITE_ONCE(hierarchy->boundaries, 0);
-		hierarchy->detected = false;
-		clear_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags);
-		spin_unlock(&hierarchy->lock);
-		brute_hierarchy_discard(ts->spare);
-	} else {
-		hierarchy = ts->spare;
-		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
-		brute_hierarchy_get(old_hierarchy);
-		hierarchy->exec_parent = old_hierarchy;
-		brute_ids_save(&hierarchy->ids, new);
-		WRITE_ONCE(ts->hierarchy, hierarchy);
-		brute_hierarchy_leave(old_hierarchy);
-	}
-	ts->spare = NULL;
-
-	/*
-	 * An init starts services and jobs for every user: its processes are
-	 * never killed as the drivers of an exec attack.
-	 */
-	if (brute_task_is_init(current))
-		WRITE_ONCE(hierarchy->exempt, true);
-
-	if (crossed)
-		brute_hierarchy_cross(hierarchy, crossed, old, new);
-}
-
 static void brute_target_key_init(struct brute_target_key *const key,
 				  const kuid_t uid,
 				  const struct inode *const inode)
@@ -160,23 +105,123 @@ static void brute_target_key_init(struct brute_target_key *const key,
 }
 
 /*
- * A ban forbids the banned user to execute the target (its real user ID
- * does not change across execve()), in kill mode only.
+ * The credentials of the new image are known: what it gains, and who
+ * answers for it, go to the spare hierarchy (which the image gets when the
+ * execve() commits).  A privileged exec chain goes on while the executing
+ * task still holds something its owner gained (sudo and pkexec set every
+ * ID to root, then execute the payload: the payload is the owner's); it
+ * ends when the task dropped back to its owner's own credentials.
+ *
+ * A ban refuses here, before the point of no return: the banned user's
+ * execve() of the target with a privilege gain fails with EPERM (kill
+ * mode only).
  */
-static int hook_bprm_check_security(struct linux_binprm *const bprm)
+static int hook_bprm_creds_from_file(struct linux_binprm *const bprm,
+				     const struct file *const file)
 {
+	struct brute_task_security *const ts = brute_task(current);
+	struct brute_hierarchy *const hierarchy = ts->hierarchy;
+	struct brute_hierarchy *const spare = ts->spare;
+	const struct cred *const old = current_cred();
+	const struct cred *const new = bprm->cred;
 	struct brute_target_key key;
+	bool chain;
+	u32 gain;
 
-	if (!atomic_read(&brute_targets.banned) ||
-	    brute_mode() != BRUTE_MODE_KILL)
+	if (!hierarchy || !spare)
 		return 0;
-	brute_target_key_init(&key, current_uid(), file_inode(bprm->file));
+
+	spin_lock(&hierarchy->lock);
+	chain = hierarchy->gain && !brute_cred_is_user(old, hierarchy->owner);
+	spare->owner = hierarchy->owner;
+	spare->principal = hierarchy->principal;
+	spin_unlock(&hierarchy->lock);
+
+	gain = brute_exec_gain(old, new);
+	if (!chain && gain) {
+		spare->owner = old->uid;
+		spare->principal = brute_principal(old->user_ns, old->uid);
+	}
+	spare->gain = chain || gain;
+	spare->pending = gain ?: (chain ? BRUTE_BOUNDARY_SETID : 0);
+	spare->target_dev = file_inode(bprm->file)->i_sb->s_dev;
+	spare->target_ino = file_inode(bprm->file)->i_ino;
+
+	if (!spare->gain || brute_mode() != BRUTE_MODE_KILL ||
+	    !brute_table_banned(&brute_targets.table))
+		return 0;
+	brute_target_key_init(&key, spare->principal, file_inode(bprm->file));
 	if (!brute_targets_denied(&brute_targets, &key, ktime_get_ns()))
 		return 0;
 	pr_notice_ratelimited("execve of %s by user %u refused: banned after an exec brute force attack\n",
 			      bprm->filename,
 			      from_kuid(&init_user_ns, key.uid));
 	return -EPERM;
+}
+
+/*
+ * An execve() gives the task a new memory image.  If it shared its
+ * hierarchy (it was forked since the last execve(), or has threads), it
+ * leaves it for the spare, whose exec parent is the old one.  If it was
+ * alone, its hierarchy starts afresh and the spare is freed.  Either way the
+ * boundaries start from what the new image crosses itself: input from a
+ * peer reached the old image, not this one.  This runs after the point of
+ * no return, where failing is not allowed: nothing here can.
+ */
+static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
+{
+	struct brute_task_security *const ts = brute_task(current);
+	struct brute_hierarchy *const old_hierarchy = ts->hierarchy;
+	struct brute_hierarchy *const spare = ts->spare;
+	const struct cred *const old = current_cred();
+	const struct cred *const new = bprm->cred;
+	struct brute_hierarchy *hierarchy;
+	u32 crossed;
+
+	if (!old_hierarchy)
+		return;
+
+	/* bprm_creds_for_exec allocated it, or the execve() failed there. */
+	if (WARN_ON_ONCE(!spare))
+		return;
+	crossed = spare->pending;
+
+	if (refcount_read(&old_hierarchy->tasks) == 1) {
+		hierarchy = old_hierarchy;
+		spin_lock(&hierarchy->lock);
+		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
+		brute_ids_save(&hierarchy->ids, new);
+		WRITE_ONCE(hierarchy->boundaries, 0);
+		hierarchy->detected = false;
+		hierarchy->owner = spare->owner;
+		hierarchy->principal = spare->principal;
+		hierarchy->gain = spare->gain;
+		hierarchy->target_dev = spare->target_dev;
+		hierarchy->target_ino = spare->target_ino;
+		clear_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags);
+		spin_unlock(&hierarchy->lock);
+		brute_hierarchy_discard(spare);
+	} else {
+		hierarchy = spare;
+		brute_stats_reset(&hierarchy->stats, ktime_get_ns());
+		brute_hierarchy_get(old_hierarchy);
+		hierarchy->exec_parent = old_hierarchy;
+		brute_ids_save(&hierarchy->ids, new);
+		WRITE_ONCE(ts->hierarchy, hierarchy);
+		brute_hierarchy_leave(old_hierarchy);
+	}
+	ts->spare = NULL;
+	memset(&ts->input, 0, sizeof(ts->input));
+
+	/*
+	 * An init starts services and jobs for every user: its processes are
+	 * never killed as the drivers of an exec attack.
+	 */
+	if (brute_task_is_init(current))
+		WRITE_ONCE(hierarchy->exempt, true);
+
+	if (crossed)
+		brute_hierarchy_cross(hierarchy, crossed, old, new);
 }
 
 /* A user or group ID that leaves the set saved at execve() is a crossing. */
@@ -210,41 +255,59 @@ static int hook_task_fix_setgid(struct cred *const new,
 	return 0;
 }
 
-/*
- * Count a crash in the statistics of its own hierarchy.  A verdict restarts
- * them, so that an attack that goes on is detected again, and marks the
- * hierarchy detected: in kill mode every later crash of a detected hierarchy
- * kills it again (*@rekill), whatever the mode was when it was detected.
- *
- * Return: The verdict, or BRUTE_VERDICT_NONE.  *@quiet is set when the
- * hierarchy was already detected: its crashes are still counted but no
- * longer reported one by one.
+/**
+ * struct brute_crash - A crash being charged
+ * @info: What the records report.
+ * @verdict: The hierarchy's verdict.
+ * @quiet: The hierarchy was detected already: not reported one by one.
+ * @rekill: Kill the detected hierarchy again.
+ * @gain: The image is its user's own privileged image.
+ * @peer: The peer charge, when a peer sent the input.
  */
-static enum brute_verdict brute_charge(struct brute_hierarchy *const hierarchy,
-				       struct brute_crash_info *const crash,
-				       const u64 now,
-				       const struct brute_params *const params,
-				       const enum brute_mode mode,
-				       bool *const quiet, bool *const rekill)
-{
+struct brute_crash {
+	struct brute_crash_info info;
 	enum brute_verdict verdict;
+	bool quiet;
+	bool rekill;
+	bool gain;
+	struct brute_peer_charge peer;
+};
 
+/*
+ * Count a crash in the statistics of its own hierarchy, which start afresh
+ * after forget_time_s without one.  A user's own privileged image gets the
+ * fork-attack verdict; any other image only the backstop's.  A verdict
+ * restarts the statistics, so that an attack that goes on is detected
+ * again, and marks the hierarchy detected: in kill mode every later crash
+ * of a detected hierarchy kills it again, whatever the mode was when it
+ * was detected.
+ */
+static void brute_charge(struct brute_hierarchy *const hierarchy,
+			 struct brute_crash *const crash, const u64 now,
+			 const struct brute_params *const params,
+			 const enum brute_mode mode)
+{
 	spin_lock(&hierarchy->lock);
-	crash->period_ns = brute_stats_update(&hierarchy->stats, now, params);
-	crash->stats = hierarchy->stats;
+	crash->gain = hierarchy->gain;
+	brute_stats_forget(&hierarchy->stats, now,
+			   (u64)params->forget_time_s * NSEC_PER_SEC);
+	crash->info.period_ns = brute_stats_update(&hierarchy->stats, now,
+						   params);
+	crash->info.stats = hierarchy->stats;
 	hierarchy->crashes++;
-	*quiet = hierarchy->detected;
-	*rekill = false;
-	verdict = brute_verdict(&hierarchy->stats, params);
-	if (verdict != BRUTE_VERDICT_NONE) {
+	crash->quiet = hierarchy->detected;
+	crash->rekill = false;
+	crash->verdict = crash->gain ?
+			 brute_verdict(&hierarchy->stats, params) :
+			 brute_backstop_verdict(&hierarchy->stats, params);
+	if (crash->verdict != BRUTE_VERDICT_NONE) {
 		hierarchy->detected = true;
 		hierarchy->attacks++;
 		brute_stats_reset(&hierarchy->stats, now);
 	} else if (hierarchy->detected && mode == BRUTE_MODE_KILL) {
-		*rekill = true;
+		crash->rekill = true;
 	}
 	spin_unlock(&hierarchy->lock);
-	return verdict;
 }
 
 /* Kill the processes of @hierarchy (only @uid's if not NULL); count them. */
@@ -259,139 +322,228 @@ static void brute_kill(struct brute_hierarchy *const hierarchy,
 }
 
 /*
- * Charge the crash of @hierarchy, once since its execve(), to the entry of
- * its user and its executable: an exec attack is many images of one target
- * started by one user, each crashing.  A verdict bans the target for the
- * user (kill mode, ban_time_s > 0) and, when the image crossed a local
- * boundary, kills the processes that forked it, those of them that run as
- * that user alone.
+ * The peer that sent the input answers for the crash: a verdict bans it
+ * from the endpoint (kill mode, peer_ban_time_s > 0), its enclosing prefix
+ * too when enough of its addresses crashed the endpoint.
+ */
+static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
+			       const struct brute_crash *const crash,
+			       const struct brute_params *const params,
+			       const enum brute_mode mode)
+{
+	const struct brute_peer_charge *const charge = &crash->peer;
+	struct brute_crash_info info = crash->info;
+	const char *mitigation;
+
+	info.attack = "peer";
+	if (charge->verdict != BRUTE_VERDICT_NONE) {
+		info.peer = &charge->key;
+		info.stats = charge->stats;
+		mitigation = mode != BRUTE_MODE_KILL ? "audit" :
+			     charge->banned ? "peer_ban" : "none";
+		brute_audit_attack(&info, charge->verdict, params, mode,
+				   mitigation);
+		if (charge->banned) {
+			pr_warn_ratelimited("peer banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
+					    hierarchy->id,
+					    charge->stats.faults);
+			brute_audit_peer_ban(hierarchy, &charge->key,
+					     charge->stats.faults,
+					     params->peer_ban_time_s);
+		}
+	}
+	if (charge->escalated) {
+		info.peer = &charge->prefix;
+		info.stats.faults = charge->prefix_faults;
+		brute_audit_attack(&info, BRUTE_VERDICT_FAST, params, mode,
+				   "peer_ban");
+		pr_warn_ratelimited("address prefix banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
+				    hierarchy->id, charge->prefix_faults);
+		brute_audit_peer_ban(hierarchy, &charge->prefix,
+				     charge->prefix_faults,
+				     params->peer_ban_time_s);
+	}
+}
+
+/*
+ * Charge the crash of @hierarchy, a user's own privileged image, once
+ * since its execve(), to the entry of that user and its executable: an
+ * exec attack is many images of one target started by one user, each
+ * crashing.  A verdict bans the target for the user (kill mode,
+ * ban_time_s > 0) and kills the instances of it they still run, and kills
+ * the processes that forked the image that run entirely as the user who
+ * gained the privilege: never a process that started the image with more
+ * privilege than the image has.
  */
 static void brute_charge_target(struct brute_hierarchy *const hierarchy,
+				const struct brute_crash *const crash,
 				const kernel_siginfo_t *const info,
 				const u64 now, const u64 start,
 				const struct brute_params *const params,
 				const enum brute_mode mode)
 {
 	struct brute_hierarchy *const parent = hierarchy->exec_parent;
+	struct brute_crash_info record = crash->info;
 	char name[BRUTE_TARGET_NAME_LEN];
 	struct brute_target_charge charge;
-	struct brute_crash_info crash = {};
 	struct name_snapshot snapshot;
 	struct brute_target_key key;
-	const char *mitigation;
+	const char *mitigation, *scope;
 	struct file *exe;
+	kuid_t owner;
 	u64 ban_ns = 0;
 	bool kill;
 
 	exe = get_task_exe_file(current);
 	if (!exe)
 		return;
-	brute_target_key_init(&key, hierarchy->ids.uid, file_inode(exe));
 	take_dentry_name_snapshot(&snapshot, exe->f_path.dentry);
 	strscpy(name, snapshot.name.name, sizeof(name));
 	release_dentry_name_snapshot(&snapshot);
 	fput(exe);
+
+	spin_lock(&hierarchy->lock);
+	key.uid = hierarchy->principal;
+	key.dev = hierarchy->target_dev;
+	key.ino = hierarchy->target_ino;
+	owner = hierarchy->owner;
+	spin_unlock(&hierarchy->lock);
 
 	if (mode == BRUTE_MODE_KILL)
 		ban_ns = (u64)params->ban_time_s * NSEC_PER_SEC;
 	brute_targets_charge(&brute_targets, &key, name, now, start, ban_ns,
 			     params, &charge);
 	if (!charge.charged) {
-		pr_warn_ratelimited("crash of %d (%s) not charged to user %u: (user, target) table full of bans or no memory\n",
+		pr_warn_ratelimited("crash of %d (%s) not charged to user %u: (user, target) table full or no memory\n",
 				    task_tgid_nr(current), current->comm,
 				    from_kuid(&init_user_ns, key.uid));
 		brute_audit_skipped(hierarchy, &key);
 		return;
 	}
 
-	crash.hierarchy = parent ? parent : hierarchy;
-	crash.origin = hierarchy;
-	crash.target = &key;
-	crash.stats = charge.stats;
-	crash.period_ns = charge.period_ns;
-	brute_audit_crash(&crash, info);
+	scope = !charge.overflow ? "target" : charge.all ? "any" : "overflow";
+	record.hierarchy = parent ? parent : hierarchy;
+	record.origin = hierarchy;
+	record.attack = "exec";
+	record.source = "user";
+	record.target = &charge.key;
+	record.scope = scope;
+	record.peer = NULL;
+	record.stats = charge.stats;
+	record.period_ns = charge.period_ns;
+	brute_audit_crash(&record, info);
 	if (charge.verdict == BRUTE_VERDICT_NONE)
 		return;
 
-	/*
-	 * The processes that forked the image are the attacker's when the
-	 * image crossed a local boundary.  When only network input reached
-	 * it, they are a service handing connections to its handlers: the
-	 * attacker is remote, the ban stops it, the service lives.
-	 */
-	kill = mode == BRUTE_MODE_KILL && parent && !READ_ONCE(parent->exempt) &&
-	       (READ_ONCE(hierarchy->boundaries) & ~BRUTE_BOUNDARY_NETWORK);
+	kill = mode == BRUTE_MODE_KILL && parent && !READ_ONCE(parent->exempt);
 	if (mode != BRUTE_MODE_KILL)
 		mitigation = "audit";
 	else if (charge.banned)
 		mitigation = "ban";
 	else
 		mitigation = kill ? "kill" : "none";
-	pr_warn("exec brute force attack detected: user %u on %s (%u faults)\n",
-		from_kuid(&init_user_ns, key.uid), name, charge.stats.faults);
-	brute_audit_attack(&crash, charge.verdict, params, mode, mitigation);
-	if (charge.banned)
-		brute_audit_ban(hierarchy, &key, name, params->ban_time_s);
+	pr_warn_ratelimited("exec brute force attack detected: user %u on %s (%u faults)\n",
+			    from_kuid(&init_user_ns, key.uid), charge.all ? "*" : name,
+			    charge.stats.faults);
+	brute_audit_attack(&record, charge.verdict, params, mode, mitigation);
+	if (charge.banned) {
+		brute_audit_ban(hierarchy, &charge.key, scope,
+				charge.all ? "*" : name, params->ban_time_s);
+		brute_kill_instances(hierarchy, charge.key.uid, charge.key.dev,
+				     charge.key.ino);
+	}
 	if (kill)
-		brute_kill(parent, &key.uid);
+		brute_kill(parent, &owner);
 }
 
 /*
  * The current task is about to die from a signal.  If it is a crash of a
- * hierarchy that crossed a boundary, count it there (fork attacks) and,
- * once per hierarchy, in the (user, target) table (exec attacks).
+ * hierarchy that crossed a boundary, count it there, charge the peer whose
+ * input it read last, and, once per hierarchy, charge its user's exec
+ * attack if the image is the user's own privileged one.
  */
 static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 {
+	struct brute_task_security *const ts = brute_task(current);
 	const enum brute_mode mode = brute_mode();
-	struct brute_crash_info crash = {};
 	struct brute_hierarchy *hierarchy;
 	struct brute_params params;
-	enum brute_verdict verdict;
-	bool quiet, rekill;
+	struct brute_crash crash = {};
+	u32 boundaries;
 	u64 now;
 
 	if (!info || mode == BRUTE_MODE_OFF || (current->flags & PF_KTHREAD))
 		return;
 	if (!brute_signal_counts(info, task_tgid_vnr(current)))
 		return;
-	hierarchy = brute_task(current)->hierarchy;
+	hierarchy = ts->hierarchy;
 	if (!hierarchy)
 		return;
 
 	/* A change of IDs not seen by the set*id() hooks still counts. */
 	brute_check_ids(current_cred(), current_cred());
-	if (!READ_ONCE(hierarchy->boundaries))
+	boundaries = READ_ONCE(hierarchy->boundaries);
+	if (!boundaries)
+		return;
+
+	/* Threads that fault at the same time are one crash. */
+	if (test_and_set_bit(BRUTE_TASK_CRASHED,
+			     &brute_task(current->group_leader)->flags))
 		return;
 
 	brute_params_get(&params);
 	now = ktime_get_ns();
-	crash.hierarchy = hierarchy;
-	crash.origin = hierarchy;
+	crash.info.hierarchy = hierarchy;
+	crash.info.origin = hierarchy;
+	brute_charge(hierarchy, &crash, now, &params, mode);
 
-	verdict = brute_charge(hierarchy, &crash, now, &params, mode, &quiet,
-			       &rekill);
-	if (!quiet)
-		brute_audit_crash(&crash, info);
-	if (verdict != BRUTE_VERDICT_NONE) {
-		pr_warn("fork brute force attack detected on hierarchy %llu (%u faults)\n",
-			hierarchy->id, crash.stats.faults);
-		brute_audit_attack(&crash, verdict, &params, mode,
+	if (ts->input.cookie && (boundaries & BRUTE_BOUNDARY_PEER)) {
+		brute_peers_charge(&brute_peers, &ts->input, now,
+				   mode == BRUTE_MODE_KILL ?
+				   (u64)params.peer_ban_time_s * NSEC_PER_SEC :
+				   0, &params, &crash.peer);
+		crash.info.source = "peer";
+		if (crash.peer.charged) {
+			crash.info.peer = &crash.peer.key;
+			crash.info.peer_faults = crash.peer.stats.faults;
+		}
+	} else {
+		crash.info.source = crash.gain ? "user" : "unknown";
+	}
+
+	if (!crash.quiet)
+		brute_audit_crash(&crash.info, info);
+	if (crash.peer.charged)
+		brute_peer_respond(hierarchy, &crash, &params, mode);
+	if (crash.verdict != BRUTE_VERDICT_NONE) {
+		crash.info.attack = crash.gain ? "fork" : "backstop";
+		crash.info.peer = NULL;
+		if (crash.gain)
+			pr_warn_ratelimited("fork brute force attack detected on hierarchy %llu (%u faults)\n",
+					    hierarchy->id,
+					    crash.info.stats.faults);
+		else
+			pr_warn_ratelimited("brute force backstop on hierarchy %llu: %u crashes from peers or unknown sources\n",
+					    hierarchy->id,
+					    crash.info.stats.faults);
+		brute_audit_attack(&crash.info, crash.verdict, &params, mode,
 				   mode == BRUTE_MODE_KILL ? "kill" : "audit");
 	}
-	if (mode == BRUTE_MODE_KILL && (verdict != BRUTE_VERDICT_NONE || rekill))
+	if (mode == BRUTE_MODE_KILL &&
+	    (crash.verdict != BRUTE_VERDICT_NONE || crash.rekill))
 		brute_kill(hierarchy, NULL);
 
-	if (!test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))
-		brute_charge_target(hierarchy, info, now, now - crash.period_ns,
-				    &params, mode);
+	if (crash.gain &&
+	    !test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))
+		brute_charge_target(hierarchy, &crash, info, now,
+				    now - crash.info.period_ns, &params, mode);
 }
 
 static struct security_hook_list brute_task_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(task_alloc, hook_task_alloc),
 	LSM_HOOK_INIT(task_free, hook_task_free),
 	LSM_HOOK_INIT(bprm_creds_for_exec, hook_bprm_creds_for_exec),
-	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
+	LSM_HOOK_INIT(bprm_creds_from_file, hook_bprm_creds_from_file),
 	LSM_HOOK_INIT(bprm_committing_creds, hook_bprm_committing_creds),
 	LSM_HOOK_INIT(task_fix_setuid, hook_task_fix_setuid),
 	LSM_HOOK_INIT(task_fix_setgid, hook_task_fix_setgid),

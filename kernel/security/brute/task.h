@@ -7,6 +7,48 @@
 #define _SECURITY_BRUTE_TASK_H
 
 #include <linux/init.h>
+#include <linux/sched.h>
+
+#include "peer.h"
+#include "setup.h"
+
+struct brute_hierarchy;
+
+/**
+ * enum brute_task_flag - Bits of &brute_task_security.flags
+ * @BRUTE_TASK_CRASHED: A crash of the thread group was counted (on the
+ *                      group leader): threads that fault at the same time
+ *                      are one crash.
+ */
+enum brute_task_flag {
+	BRUTE_TASK_CRASHED,
+};
+
+/**
+ * struct brute_task_security - Task security blob
+ * @hierarchy: The task's fork hierarchy.  Only the task itself changes it,
+ *             on execve(); other tasks only compare it with a hierarchy
+ *             they hold a reference to.
+ * @spare: The hierarchy of the image the task is executing, allocated
+ *         before execve()'s point of no return (where failing is still
+ *         allowed) and used after it; only the task itself touches it.
+ * @flags: Atomic bits, enum brute_task_flag.
+ * @input: The last input the task read from a peer since its image
+ *         started (a fork inherits its parent's); only the task itself
+ *         touches it.
+ */
+struct brute_task_security {
+	struct brute_hierarchy *hierarchy;
+	struct brute_hierarchy *spare;
+	unsigned long flags;
+	struct brute_input input;
+};
+
+static inline struct brute_task_security *
+brute_task(const struct task_struct *const task)
+{
+	return task->security + brute_blob_sizes.lbs_task;
+}
 
 __init void brute_task_add_hooks(void);
 

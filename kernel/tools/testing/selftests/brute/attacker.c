@@ -29,6 +29,8 @@
  *   -R             with -l: do not read the connection; give it to the
  *                  child as its standard input (inetd style)
  *   -F N           first fork N children that sleep (a large hierarchy)
+ *   -B FILE        children map FILE and read its second page until it is
+ *                  not there (another user truncates FILE): SIGBUS
  *
  * Prints "done" and exits 0 if it made every attempt.
  */
@@ -44,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +92,7 @@ static int serve(const char *spec)
 
 static int n, listener = -1, reexec_every, pause_after = -1;
 static int user_kill, double_fork, owner_signal, give_conn;
+static const char *bus_file;
 static uid_t child_uid = (uid_t)-1;
 static char **prog, **self_argv;
 static int count_index, do_exec;
@@ -182,6 +186,18 @@ static void *attempts(void *arg)
 				for (;;)
 					pause();
 			}
+			if (bus_file) {
+				int fd = open(bus_file, O_RDONLY);
+				volatile char *map;
+
+				map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+				if (fd < 0 || map == MAP_FAILED)
+					die("mmap");
+				for (;;) {
+					(void)map[4096];
+					usleep(200);
+				}
+			}
 			fault();
 			_exit(3);
 		}
@@ -212,7 +228,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	self_argv = argv;
 	signal(SIGUSR1, on_usr1);
-	while ((opt = getopt(argc, argv, "+ku:sl:n:dr:c:otP:RF:")) != -1) {
+	while ((opt = getopt(argc, argv, "+ku:sl:n:dr:c:otP:RF:B:")) != -1) {
 		switch (opt) {
 		case 'r':
 			reexec_every = atoi(optarg);
@@ -234,6 +250,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			farm = atoi(optarg);
+			break;
+		case 'B':
+			bus_file = optarg;
 			break;
 		case 'k':
 			user_kill = 1;

@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Peers: who sent the input a crash followed, and their bans
+ *
+ * A crash of an image that read input from a peer -- a TCP client that is
+ * not on this host, or the user at the other end of a Unix stream
+ * connection -- is the peer's doing as much as the image's.  It is charged
+ * to an entry for that peer at the endpoint it reached (the listening
+ * socket: network namespace, bound address and port, or the Unix socket).
+ * A verdict on the entry bans the peer from the endpoint for
+ * peer_ban_time_s: its connection requests are dropped before the service
+ * sees them, its established connections deliver nothing more.  The
+ * service and its other clients are untouched.
+ *
+ * An IPv4 peer is an address (peer_prefix_v4, 32 bits), an IPv6 peer a /64
+ * (peer_prefix_v6).  Every crash is also charged to the enclosing prefix
+ * (escalate_prefix_v4 and _v6, /24 and /48): escalate_faults crashes from
+ * its addresses, however they are spread, ban the whole prefix.
+ *
+ * The table is bounded (table_size entries, the least recently charged
+ * entry without a ban makes room).  An attacker with many addresses can
+ * push out other peers' counts, never a ban; whatever they do, the
+ * backstop on the attacked hierarchy (task.c) bounds the crashes one
+ * memory image takes.
+ */
+
+#include <linux/in.h>
+#include <linux/jump_label.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
+#include <net/ipv6.h>
+
+#include "audit.h"
+#include "common.h"
+#include "peer.h"
+#include "sysctl.h"
+
+/**
+ * struct brute_peer_entry - The crash statistics of a peer at an endpoint
+ * @entry: Statistics and ban; first, see struct brute_entry.
+ * @key: The endpoint and the peer (or its enclosing prefix).
+ */
+struct brute_peer_entry {
+	struct brute_entry entry;
+	struct brute_peer_key key;
+};
+
+static void brute_peers_gc_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(brute_peers_gc_dwork, brute_peers_gc_work);
+
+/* The table of the running system. */
+struct brute_table brute_peers;
+
+DEFINE_STATIC_KEY_FALSE(brute_peer_bans);
+static DEFINE_MUTEX(brute_peer_bans_mutex);
+
+/*
+ * Make brute_peer_bans say whether the table of the running system holds a
+ * ban, after a charge, a lift or the collector changed that.  The key is
+ * switched under a mutex, after the change, from the count as it is then:
+ * concurrent callers leave it as the last count says.  In the moment
+ * between a new ban and this, a connection request of the peer may still
+ * pass, as it would have a moment earlier.
+ *
+ * Context: Task context: may sleep.
+ */
+static void brute_peers_sync(struct brute_table *peers)
+{
+	bool banned;
+
+	if (peers != &brute_peers)
+		return;
+	mutex_lock(&brute_peer_bans_mutex);
+	banned = brute_table_banned(peers);
+	if (banned && !static_key_enabled(&brute_peer_bans))
+		static_branch_enable(&brute_peer_bans);
+	else if (!banned && static_key_enabled(&brute_peer_bans))
+		static_branch_disable(&brute_peer_bans);
+	mutex_unlock(&brute_peer_bans_mutex);
+}
+
+static struct kmem_cache *brute_peer_cache __ro_after_init;
+
+/* Keys come from the network: their hash must not be predictable. */
+static siphash_key_t brute_peer_hash_key __ro_after_init;
+
+static struct brute_peer_entry *brute_peer_entry(struct brute_entry *entry)
+{
+	return container_of(entry, struct brute_peer_entry, entry);
+}
+
+static u32 brute_peer_bucket(const struct brute_peer_key *key)
+{
+	return siphash(key, sizeof(*key), &brute_peer_hash_key) &
+	       ((1U << BRUTE_TABLE_HASH_BITS) - 1);
+}
+
+static bool brute_peer_match(const struct brute_entry *entry,
+			     const void *key)
+{
+	const struct brute_peer_entry *peer =
+		container_of(entry, struct brute_peer_entry, entry);
+
+	return !memcmp(&peer->key, key, sizeof(peer->key));
+}
+
+static void brute_peer_release(struct brute_entry *entry,
+			       enum brute_unban_reason reason)
+{
+	brute_audit_peer_unban(&brute_peer_entry(entry)->key, reason,
+			       atomic_read(&entry->denied));
+}
+
+static const struct brute_table_ops brute_peer_ops = {
+	.match = brute_peer_match,
+	.release = brute_peer_release,
+};
+
+static void brute_mask_v4(__be32 *addr, u16 prefix)
+{
+	*addr &= prefix ? htonl(~0U << (32 - prefix)) : 0;
+}
+
+/**
+ * brute_peer_key_set() - Make the key of a peer's entry
+ * @key: The key.
+ * @endpoint: The endpoint.
+ * @peer: The peer, as read from a connection.
+ * @prefix: How many bits of an address the entry stands for (ignored for a
+ *          Unix peer).
+ */
+void brute_peer_key_set(struct brute_peer_key *key,
+			const struct brute_endpoint *endpoint,
+			const struct brute_peer *peer, u16 prefix)
+{
+	memset(key, 0, sizeof(*key));
+	key->endpoint = *endpoint;
+	key->peer.family = peer->family;
+	switch (peer->family) {
+	case AF_INET:
+		key->peer.prefix = min_t(u16, prefix, 32);
+		key->peer.addr.v4 = peer->addr.v4;
+		brute_mask_v4(&key->peer.addr.v4, key->peer.prefix);
+		break;
+	case AF_INET6:
+		key->peer.prefix = min_t(u16, prefix, 128);
+		ipv6_addr_prefix(&key->peer.addr.v6, &peer->addr.v6,
+				 key->peer.prefix);
+		break;
+	default:
+		key->peer.addr.uid = peer->addr.uid;
+		break;
+	}
+}
+
+/**
+ * brute_peer_key_format() - Describe a peer at an endpoint
+ * @buf: Where to write the fields, NUL-terminated.
+ * @len: Size of @buf; BRUTE_PEER_KEY_LEN is always enough.
+ * @key: The peer and the endpoint.
+ *
+ * Writes "peer=ADDR/PREFIX netns=INUM transport=tcp laddr=ADDR lport=PORT",
+ * or for a Unix peer "peer=uid:UID peer_uid=UID netns=INUM transport=unix
+ * lino=INODE": the fields of the audit records and of the peers file (not
+ * "proto": auparse takes a field of that name for a protocol number).
+ */
+void brute_peer_key_format(char *buf, size_t len,
+			   const struct brute_peer_key *key)
+{
+	const struct brute_endpoint *ep = &key->endpoint;
+	const struct brute_peer *peer = &key->peer;
+	int n;
+
+	switch (peer->family) {
+	case AF_INET:
+		n = scnprintf(buf, len, "peer=%pI4/%u", &peer->addr.v4,
+			      peer->prefix);
+		break;
+	case AF_INET6:
+		n = scnprintf(buf, len, "peer=%pI6c/%u", &peer->addr.v6,
+			      peer->prefix);
+		break;
+	default:
+		n = scnprintf(buf, len, "peer=uid:%u peer_uid=%u",
+			      from_kuid(&init_user_ns, peer->addr.uid),
+			      from_kuid(&init_user_ns, peer->addr.uid));
+		break;
+	}
+	n += scnprintf(buf + n, len - n, " netns=%u", ep->netns);
+	switch (ep->family) {
+	case AF_INET:
+		scnprintf(buf + n, len - n, " transport=tcp laddr=%pI4 lport=%u",
+			  &ep->addr.v4, ep->port);
+		break;
+	case AF_INET6:
+		scnprintf(buf + n, len - n, " transport=tcp laddr=%pI6c lport=%u",
+			  &ep->addr.v6, ep->port);
+		break;
+	default:
+		scnprintf(buf + n, len - n, " transport=unix lino=%llu",
+			  ep->addr.ino);
+		break;
+	}
+}
+
+/* The prefix lengths of a peer and of its enclosing prefix (0: none). */
+static void brute_peer_prefixes(u16 family, const struct brute_params *params,
+				u16 *prefix, u16 *enclosing)
+{
+	*prefix = 0;
+	*enclosing = 0;
+	if (family == AF_INET) {
+		*prefix = params->peer_prefix_v4;
+		if (params->escalate_prefix_v4 < *prefix)
+			*enclosing = params->escalate_prefix_v4;
+	} else if (family == AF_INET6) {
+		*prefix = params->peer_prefix_v6;
+		if (params->escalate_prefix_v6 < *prefix)
+			*enclosing = params->escalate_prefix_v6;
+	}
+}
+
+/* Find or make the entry of @key; consumes *@new when it is used. */
+static struct brute_entry *brute_peers_get(struct brute_table *peers,
+					   const struct brute_peer_key *key,
+					   struct brute_peer_entry **new,
+					   u64 now, u64 forget_ns,
+					   const struct brute_params *params)
+{
+	const u32 bucket = brute_peer_bucket(key);
+	struct brute_entry *entry;
+
+	entry = brute_table_lookup(peers, bucket, key);
+	if (entry) {
+		brute_table_touch(peers, entry);
+		if (!entry->ban_until_ns)
+			brute_stats_forget(&entry->stats, now, forget_ns);
+		return entry;
+	}
+	if (!*new)
+		return NULL;
+	if (peers->count >= params->table_size && !brute_table_evict(peers))
+		return NULL;
+	entry = &(*new)->entry;
+	(*new)->key = *key;
+	*new = NULL;
+	brute_stats_reset(&entry->stats, now);
+	brute_table_insert(peers, entry, bucket);
+	return entry;
+}
+
+/**
+ * brute_peers_charge() - Count a crash against a peer at an endpoint
+ * @peers: The table.
+ * @input: The connection the crashing task read last.
+ * @now: Time of the crash, from ktime_get_ns().
+ * @ban_ns: How long a verdict bans the peer; 0: no ban.
+ * @params: Detection parameters.
+ * @charge: The outcome.
+ *
+ * The peer's entry gives a verdict as a (user, target) entry does
+ * (min_faults fast crashes, or max_faults); its enclosing prefix gives one
+ * at escalate_faults fast crashes.  A verdict restarts the statistics of
+ * its entry, so that an attack that goes on (input already queued when the
+ * ban came) is detected, and the ban extended, again.
+ *
+ * Context: Task context: may sleep.
+ */
+void brute_peers_charge(struct brute_table *peers,
+			const struct brute_input *input, u64 now, u64 ban_ns,
+			const struct brute_params *params,
+			struct brute_peer_charge *charge)
+{
+	const u64 forget_ns = (u64)params->forget_time_s * NSEC_PER_SEC;
+	struct brute_peer_entry *new, *new_prefix = NULL;
+	struct brute_params prefix_params = *params;
+	struct brute_entry *entry;
+	u16 prefix, enclosing;
+
+	memset(charge, 0, sizeof(*charge));
+	brute_peer_prefixes(input->peer.family, params, &prefix, &enclosing);
+	brute_peer_key_set(&charge->key, &input->endpoint, &input->peer,
+			   prefix);
+	if (enclosing)
+		brute_peer_key_set(&charge->prefix, &input->endpoint,
+				   &input->peer, enclosing);
+
+	new = kmem_cache_zalloc(brute_peer_cache,
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (enclosing)
+		new_prefix = kmem_cache_zalloc(brute_peer_cache,
+					       GFP_KERNEL_ACCOUNT |
+					       __GFP_NOWARN);
+
+	spin_lock(&peers->lock);
+	entry = brute_peers_get(peers, &charge->key, &new, now, forget_ns,
+				params);
+	if (!entry)
+		goto out;
+	charge->charged = true;
+	charge->period_ns = brute_stats_update(&entry->stats, now, params);
+	charge->stats = entry->stats;
+	charge->verdict = brute_verdict(&entry->stats, params);
+	if (charge->verdict != BRUTE_VERDICT_NONE) {
+		brute_stats_reset(&entry->stats, now);
+		entry->attacks++;
+		if (ban_ns) {
+			brute_table_ban(peers, entry, now, ban_ns);
+			charge->banned = true;
+		}
+	}
+	if (!charge->banned)
+		brute_table_due(peers, now, now + forget_ns);
+
+	if (!enclosing)
+		goto out;
+	entry = brute_peers_get(peers, &charge->prefix, &new_prefix, now,
+				forget_ns, params);
+	if (!entry)
+		goto out;
+	brute_stats_update(&entry->stats, now, params);
+	charge->prefix_faults = entry->stats.faults;
+	prefix_params.min_faults = params->escalate_faults;
+	prefix_params.max_faults = max(params->max_faults,
+				       params->escalate_faults);
+	if (brute_verdict(&entry->stats, &prefix_params) != BRUTE_VERDICT_NONE) {
+		brute_stats_reset(&entry->stats, now);
+		entry->attacks++;
+		if (ban_ns) {
+			brute_table_ban(peers, entry, now, ban_ns);
+			charge->escalated = true;
+		}
+	}
+	if (!charge->escalated)
+		brute_table_due(peers, now, now + forget_ns);
+out:
+	spin_unlock(&peers->lock);
+	kfree(new);
+	kfree(new_prefix);
+	if (charge->banned || charge->escalated)
+		brute_peers_sync(peers);
+}
+
+static bool brute_peers_banned(struct brute_table *peers,
+			       const struct brute_endpoint *endpoint,
+			       const struct brute_peer *peer, u16 prefix,
+			       u64 now)
+{
+	struct brute_peer_key key;
+	struct brute_entry *entry;
+
+	brute_peer_key_set(&key, endpoint, peer, prefix);
+	entry = brute_table_lookup(peers, brute_peer_bucket(&key), &key);
+	if (!entry || !brute_entry_banned(entry, now))
+		return false;
+	atomic_inc(&entry->denied);
+	return true;
+}
+
+/**
+ * brute_peers_refused() - Tell whether an endpoint refuses a peer
+ * @peers: The table.
+ * @endpoint: The endpoint.
+ * @peer: The peer, as read from a connection or a connection request.
+ * @now: The current time, from ktime_get_ns().
+ *
+ * Counts the refusal in the ban.
+ *
+ * Context: Any, softirq included; takes no lock.
+ * Return: True if a ban in force on the peer, or on its enclosing prefix,
+ * refuses it.
+ */
+bool brute_peers_refused(struct brute_table *peers,
+			 const struct brute_endpoint *endpoint,
+			 const struct brute_peer *peer, u64 now)
+{
+	struct brute_params params;
+	u16 prefix, enclosing;
+	bool refused;
+
+	if (!brute_table_banned(peers))
+		return false;
+	brute_params_get(&params);
+	brute_peer_prefixes(peer->family, &params, &prefix, &enclosing);
+	rcu_read_lock();
+	refused = brute_peers_banned(peers, endpoint, peer, prefix, now) ||
+		  (enclosing &&
+		   brute_peers_banned(peers, endpoint, peer, enclosing, now));
+	rcu_read_unlock();
+	return refused;
+}
+
+/* Two peers overlap: one's prefix holds the other's address. */
+static bool brute_peer_overlaps(const struct brute_peer *a,
+				const struct brute_peer *b)
+{
+	const u16 prefix = min(a->prefix, b->prefix);
+	struct brute_peer_key x, y;
+	struct brute_endpoint none = {};
+
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_UNIX)
+		return uid_eq(a->addr.uid, b->addr.uid);
+	brute_peer_key_set(&x, &none, a, prefix);
+	brute_peer_key_set(&y, &none, b, prefix);
+	return !memcmp(&x.peer.addr, &y.peer.addr, sizeof(x.peer.addr));
+}
+
+static bool brute_peers_pick(const struct brute_entry *entry,
+			     const void *arg)
+{
+	const struct brute_peer_entry *peer =
+		container_of(entry, struct brute_peer_entry, entry);
+
+	return brute_peer_overlaps(&peer->key.peer, arg);
+}
+
+/**
+ * brute_peers_lift() - Lift peer bans
+ * @peers: The table.
+ * @peer: Lift the bans of the entries that overlap this address prefix
+ *        (those within it and those that hold it) or this user, on every
+ *        endpoint; NULL for all.
+ * @flush: Forget those entries too, banned or not.
+ *
+ * Return: The number of bans lifted, or -ENOENT if there was none (never
+ * with @flush).
+ */
+int brute_peers_lift(struct brute_table *peers, const struct brute_peer *peer,
+		     bool flush)
+{
+	int ret = brute_table_lift(peers, peer ? brute_peers_pick : NULL, peer,
+				   flush);
+
+	brute_peers_sync(peers);
+	return ret;
+}
+
+/**
+ * brute_peers_show() - List the peer table
+ * @peers: The table.
+ * @m: Where to print: one line per entry, least recently charged first.
+ * @now: The current time, from ktime_get_ns().
+ */
+void brute_peers_show(struct brute_table *peers, struct seq_file *m, u64 now)
+{
+	const struct brute_entry *entry;
+
+	spin_lock(&peers->lock);
+	list_for_each_entry(entry, &peers->lru, lru) {
+		const struct brute_peer_entry *peer =
+			container_of(entry, struct brute_peer_entry, entry);
+		const u64 until = entry->ban_until_ns;
+
+		char key[BRUTE_PEER_KEY_LEN];
+
+		brute_peer_key_format(key, sizeof(key), &peer->key);
+		seq_puts(m, key);
+		seq_printf(m,
+			   " faults=%u attacks=%u ema_ms=%llu idle_ms=%llu ban_left_s=%llu refused=%u\n",
+			   entry->stats.faults, entry->attacks,
+			   div_u64(entry->stats.ema_ns, NSEC_PER_MSEC),
+			   div_u64(now - min(now, entry->stats.last_ns),
+				   NSEC_PER_MSEC),
+			   until > now ?
+				   div_u64(until - now + NSEC_PER_SEC - 1,
+					   NSEC_PER_SEC) : 0,
+			   atomic_read(&entry->denied));
+	}
+	spin_unlock(&peers->lock);
+}
+
+static void brute_peers_gc_work(struct work_struct *work)
+{
+	struct brute_params params;
+
+	brute_params_get(&params);
+	brute_table_gc(&brute_peers, ktime_get_ns(),
+		       (u64)params.forget_time_s * NSEC_PER_SEC);
+	brute_peers_sync(&brute_peers);
+}
+
+/**
+ * brute_peers_init() - Initialize a peer table
+ * @peers: The table.
+ * @gc: The delayed work that runs its collector, or NULL.
+ */
+void brute_peers_init(struct brute_table *peers, struct delayed_work *gc)
+{
+	brute_table_init(peers, gc, &brute_peer_ops);
+}
+
+/**
+ * brute_peers_setup() - Initialize the peer table of the running system
+ */
+void __init brute_peers_setup(void)
+{
+	get_random_bytes(&brute_peer_hash_key, sizeof(brute_peer_hash_key));
+	brute_peer_cache = KMEM_CACHE(brute_peer_entry,
+				      SLAB_PANIC | SLAB_ACCOUNT);
+	brute_peers_init(&brute_peers, &brute_peers_gc_dwork);
+}
+
+#ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
+
+#include <kunit/test.h>
+
+#include "setup.h"
+
+#define MS (NSEC_PER_MSEC)
+#define BAN (900 * NSEC_PER_SEC)
+
+/* The defaults of the tunables, which brute_peers_refused() reads. */
+static const struct brute_params peer_params = {
+	.threshold_ms = 30000,
+	.min_faults = 5,
+	.max_faults = 200,
+	.ema_num = 7,
+	.ema_den = 10,
+	.table_size = 16,
+	.forget_time_s = 3600,
+	.peer_ban_time_s = 900,
+	.peer_prefix_v4 = 32,
+	.peer_prefix_v6 = 64,
+	.escalate_prefix_v4 = 24,
+	.escalate_prefix_v6 = 48,
+	.escalate_faults = 15,
+};
+
+static struct brute_endpoint test_endpoint(u16 port)
+{
+	struct brute_endpoint endpoint = {
+		.net = 1,
+		.netns = 4026531840U,
+		.family = AF_INET,
+		.port = port,
+	};
+
+	endpoint.addr.v4 = htonl(0x0a000001);
+	return endpoint;
+}
+
+static struct brute_input test_input_v4(u16 port, u32 addr)
+{
+	struct brute_input input;
+
+	memset(&input, 0, sizeof(input));
+	input.cookie = 1;
+	input.endpoint = test_endpoint(port);
+	input.peer.family = AF_INET;
+	input.peer.addr.v4 = htonl(addr);
+	return input;
+}
+
+static int test_peers_init(struct kunit *test)
+{
+	struct brute_table *peers;
+
+	brute_kunit_require(test);
+	peers = kunit_kzalloc(test, sizeof(*peers), GFP_KERNEL);
+	if (!peers)
+		return -ENOMEM;
+	brute_peers_init(peers, NULL);
+	test->priv = peers;
+	return 0;
+}
+
+static void test_peers_exit(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+
+	if (!peers)
+		return;
+	brute_table_destroy(peers);
+	KUNIT_EXPECT_EQ(test, 0, peers->count);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->banned));
+}
+
+static struct brute_peer_charge test_peer_charge(struct brute_table *peers,
+						 const struct brute_input *in,
+						 u64 *now, int count)
+{
+	struct brute_peer_charge charge = {};
+
+	/* Stops at a ban, so that the outcome returned is the ban's. */
+	while (count-- > 0 && !charge.banned && !charge.escalated) {
+		*now += 10 * MS;
+		brute_peers_charge(peers, in, *now, BAN, &peer_params, &charge);
+	}
+	return charge;
+}
+
+/* Five crashes from one address ban it at that endpoint, nowhere else. */
+static void test_peers_ban(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	const struct brute_input in = test_input_v4(7777, 0x0a000205);
+	const struct brute_input other = test_input_v4(7777, 0x0a000206);
+	const struct brute_endpoint elsewhere = test_endpoint(22);
+	struct brute_peer_charge charge;
+	u64 now = 0;
+
+	charge = test_peer_charge(peers, &in, &now, 4);
+	KUNIT_EXPECT_TRUE(test, charge.charged);
+	KUNIT_EXPECT_EQ(test, 4, charge.stats.faults);
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &in.endpoint,
+						     &in.peer, now));
+	charge = test_peer_charge(peers, &in, &now, 1);
+	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST, charge.verdict);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_FALSE(test, charge.escalated);
+	KUNIT_EXPECT_EQ(test, 5, charge.prefix_faults);
+	KUNIT_EXPECT_EQ(test, 32, charge.key.peer.prefix);
+	KUNIT_EXPECT_EQ(test, 24, charge.prefix.peer.prefix);
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &in.endpoint,
+						    &in.peer, now));
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &other.endpoint,
+						     &other.peer, now));
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &elsewhere,
+						     &in.peer, now));
+	/* It ends. */
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &in.endpoint,
+						     &in.peer, now + BAN));
+}
+
+/*
+ * Crashes spread over the addresses of a /24, four each so that none is
+ * banned: the fifteenth bans the whole prefix.
+ */
+static void test_peers_escalate(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	const struct brute_input far = test_input_v4(7777, 0x0a0003c8);
+	struct brute_peer_charge charge = {};
+	u64 now = 0;
+	u32 host;
+
+	for (host = 1; host <= 4 && !charge.escalated; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		charge = test_peer_charge(peers, &in, &now, 4);
+		KUNIT_EXPECT_FALSE(test, charge.banned);
+	}
+	KUNIT_EXPECT_TRUE(test, charge.escalated);
+	KUNIT_EXPECT_EQ(test, 15, charge.prefix_faults);
+	{
+		const struct brute_input in = test_input_v4(7777, 0x0a0002c8);
+
+		KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers,
+							    &in.endpoint,
+							    &in.peer, now));
+	}
+	/* Another /24 is another prefix. */
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &far.endpoint,
+						     &far.peer, now));
+}
+
+/* An IPv6 peer is its /64; a Unix peer is its user. */
+static void test_peers_v6_and_unix(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	struct brute_input a, b, u;
+	struct brute_peer_charge charge;
+	u64 now = 0;
+	char line[BRUTE_PEER_KEY_LEN];
+
+	a = test_input_v4(7777, 0);
+	a.peer.family = AF_INET6;
+	a.peer.addr.v6.s6_addr32[0] = htonl(0x20010db8);
+	a.peer.addr.v6.s6_addr32[3] = htonl(1);
+	b = a;
+	b.peer.addr.v6.s6_addr32[3] = htonl(2);
+	charge = test_peer_charge(peers, &a, &now, 2);
+	charge = test_peer_charge(peers, &b, &now, 3);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &a.endpoint,
+						    &a.peer, now));
+	brute_peer_key_format(line, sizeof(line), &charge.key);
+	KUNIT_EXPECT_STREQ(test,
+			   "peer=2001:db8::/64 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
+			   line);
+
+	memset(&u, 0, sizeof(u));
+	u.cookie = 2;
+	u.endpoint.net = 1;
+	u.endpoint.netns = 4026531840U;
+	u.endpoint.family = AF_UNIX;
+	u.endpoint.addr.ino = 12345;
+	u.peer.family = AF_UNIX;
+	u.peer.addr.uid = KUIDT_INIT(4243);
+	charge = test_peer_charge(peers, &u, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_EQ(test, 0, charge.prefix.peer.prefix);
+	brute_peer_key_format(line, sizeof(line), &charge.key);
+	KUNIT_EXPECT_STREQ(test,
+			   "peer=uid:4243 peer_uid=4243 netns=4026531840 transport=unix lino=12345",
+			   line);
+	u.peer.addr.uid = KUIDT_INIT(4244);
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &u.endpoint,
+						     &u.peer, now));
+}
+
+/* A full table lets the coldest count go, never a ban. */
+static void test_peers_capacity(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	const struct brute_input banned = test_input_v4(7777, 0x0a000105);
+	struct brute_peer_charge charge;
+	u64 now = 0;
+	u32 i;
+
+	charge = test_peer_charge(peers, &banned, &now, 5);
+	KUNIT_ASSERT_TRUE(test, charge.banned);
+	for (i = 0; i < 40; i++) {
+		/* Each in a /24 of its own: two entries each. */
+		const struct brute_input in = test_input_v4(7777,
+							    0x0b000001 + (i << 8));
+
+		charge = test_peer_charge(peers, &in, &now, 1);
+		KUNIT_EXPECT_TRUE(test, charge.charged);
+		KUNIT_EXPECT_LE(test, peers->count, 16);
+	}
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &banned.endpoint,
+						    &banned.peer, now));
+}
+
+/* Lifting an address lifts the bans that refuse it, on every endpoint. */
+static void test_peers_lift(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	struct brute_input a = test_input_v4(7777, 0x0a000205);
+	struct brute_input b = test_input_v4(22, 0x0a000205);
+	struct brute_input c = test_input_v4(7777, 0x0c000001);
+	struct brute_peer lift = {};
+	u64 now = 0;
+	u32 host;
+
+	test_peer_charge(peers, &a, &now, 5);
+	test_peer_charge(peers, &b, &now, 5);
+	test_peer_charge(peers, &c, &now, 5);
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&peers->banned));
+
+	lift.family = AF_INET;
+	lift.prefix = 32;
+	lift.addr.v4 = htonl(0x0a000205);
+	KUNIT_EXPECT_EQ(test, 2, brute_peers_lift(peers, &lift, false));
+	KUNIT_EXPECT_EQ(test, -ENOENT, brute_peers_lift(peers, &lift, false));
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &a.endpoint,
+						     &a.peer, now));
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &c.endpoint,
+						    &c.peer, now));
+
+	/* An escalated /24 is lifted by an address within it. */
+	for (host = 1; host <= 4; host++) {
+		a = test_input_v4(7777, 0x0a000300 + host);
+		test_peer_charge(peers, &a, &now, 4);
+	}
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &a.endpoint,
+						    &a.peer, now));
+	lift.addr.v4 = htonl(0x0a000363);
+	KUNIT_EXPECT_EQ(test, 1, brute_peers_lift(peers, &lift, false));
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &a.endpoint,
+						     &a.peer, now));
+
+	KUNIT_EXPECT_EQ(test, 1, brute_peers_lift(peers, NULL, false));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->banned));
+	brute_peers_lift(peers, NULL, true);
+	KUNIT_EXPECT_EQ(test, 0, peers->count);
+}
+
+/* Quiet entries are forgotten; the collector says when it is due. */
+static void test_peers_forget(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	const struct brute_input in = test_input_v4(7777, 0x0a000205);
+	struct brute_peer_charge charge;
+	u64 now = 0;
+
+	charge = test_peer_charge(peers, &in, &now, 3);
+	KUNIT_EXPECT_EQ(test, 2, peers->count);
+	KUNIT_EXPECT_EQ(test, now + 3600 * NSEC_PER_SEC,
+			brute_table_gc(peers, now + MS, 3600 * NSEC_PER_SEC));
+	/* A quiet hour: the next crash starts a new count. */
+	now += 3600 * NSEC_PER_SEC;
+	charge = test_peer_charge(peers, &in, &now, 1);
+	KUNIT_EXPECT_EQ(test, 1, charge.stats.faults);
+	KUNIT_EXPECT_EQ(test, 0, brute_table_gc(peers, now + 3600 * NSEC_PER_SEC,
+						3600 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 0, peers->count);
+}
+
+static struct kunit_case test_peers_cases[] = {
+	KUNIT_CASE(test_peers_ban),
+	KUNIT_CASE(test_peers_escalate),
+	KUNIT_CASE(test_peers_v6_and_unix),
+	KUNIT_CASE(test_peers_capacity),
+	KUNIT_CASE(test_peers_lift),
+	KUNIT_CASE(test_peers_forget),
+	{}
+};
+
+static struct kunit_suite test_peers_suite = {
+	.name = "brute_peers",
+	.init = test_peers_init,
+	.exit = test_peers_exit,
+	.test_cases = test_peers_cases,
+};
+
+kunit_test_suite(test_peers_suite);
+
+#endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */
