@@ -1,7 +1,14 @@
 #!/bin/sh
-# The audit tools on recorded Brute records (brute-v2.log: every type 1710-1717 in the
-# formats of docs/audit-records.md, written the way the stock auditd writes them,
-# type=UNKNOWN[N]), run twice:
+# The audit tools on recorded Brute records, written the way the stock auditd writes them
+# (type=UNKNOWN[N]):
+#   brute-v2.log  every type 1710-1717 in the formats of docs/audit-records.md (v2);
+#   brute-v3.log  every type 1710-1719 as the v3 kernel wrote them (captured in the fast
+#                 guest: a TCP peer banned then lifted, a /24 prefix banned, a Unix peer of
+#                 uid 4243 banned from a root service, a backstop kill, an exec attack
+#                 through a privileged exec chain, root's lift of every ban), and two
+#                 expired peer bans at its end written by hand after the documented format
+#                 (the capture has none).
+# run twice:
 #   check-tools.sh stock             the host's ausearch/aureport (Debian's 3.0.9)
 #   check-tools.sh patched ROOT      ROOT/sbin/ausearch with ROOT's libaudit and libauparse
 # Each check states what the issue asked for; with "stock" it asserts that the stock tools
@@ -11,6 +18,7 @@ set -u
 mode=$1
 here=$(cd "$(dirname "$0")" && pwd)
 log=$here/brute-v2.log
+log3=$here/brute-v3.log
 case $mode in
 stock) ;;
 patched) root=$2 lib=$(dirname "$(find "$root/" -name 'libauparse.so.0' | head -n 1)") ;;
@@ -50,9 +58,12 @@ both() {
 # sh -c does not see shell functions: give it the tool paths as variables.
 if [ "$mode" = stock ]; then
 	AS="/sbin/ausearch -if $log" AR="/sbin/aureport -if $log"
+	AS3="/sbin/ausearch -if $log3" AR3="/sbin/aureport -if $log3"
 else
 	AS="env LD_LIBRARY_PATH=$lib $root/sbin/ausearch -if $log"
 	AR="env LD_LIBRARY_PATH=$lib $root/sbin/aureport -if $log"
+	AS3="env LD_LIBRARY_PATH=$lib $root/sbin/ausearch -if $log3"
+	AR3="env LD_LIBRARY_PATH=$lib $root/sbin/aureport -if $log3"
 fi
 
 # 1. Names
@@ -113,6 +124,53 @@ feature "-k brute finds crash, attack, kill, ban, unban and the freed hierarchy"
 feature "-k brute -m 1715 finds the tunable change in an unkeyed write()" \
 	"$AS -k brute -m 1715 | grep -q tunable=ban_time_s"
 both "-k other does not match Brute records" "! $AS -k other"
+
+# 6. v3 (brute-v3.log): peer bans and the fields of response v3
+# Names
+feature "v3: ausearch -m takes BRUTE_PEER_BAN,BRUTE_PEER_UNBAN" \
+	"$AS3 --raw -m BRUTE_PEER_BAN,BRUTE_PEER_UNBAN | grep -c '^type=UNKNOWN\[171[89]\]' | grep -qx 8"
+feature "v3: ausearch -i prints type=BRUTE_PEER_BAN and type=BRUTE_PEER_UNBAN" \
+	"$AS3 -i -m 1718 | grep -q '^type=BRUTE_PEER_BAN ' && $AS3 -i -m 1719 | grep -q '^type=BRUTE_PEER_UNBAN '"
+both "v3: ausearch -m 1710,...,1719 selects every record by number" \
+	"$AS3 --raw -m 1710,1711,1712,1713,1714,1715,1716,1717,1718,1719 | grep -c UNKNOWN | grep -qx 33"
+# Field searches
+feature "v3: -k brute finds every record, the peer bans and their ends included" \
+	"$AS3 -k brute --raw | grep -c UNKNOWN | grep -qx 33"
+feature "v3: -x EXE finds the peer bans of the service" \
+	"$AS3 -m 1718 -x /selftests/service --raw | grep -c '^type=UNKNOWN\[1718\]' | grep -qx 3"
+feature "v3: -ui finds the Unix peer's ban by its peer_uid (4243)" \
+	"$AS3 -m 1718 -ui 4243 --raw | grep -q 'peer=uid:4243 '"
+both "v3: -ui 0 (the service's user) does not find the Unix peer's ban" \
+	"! $AS3 -m 1718 -ui 0 --raw | grep -q 'peer=uid:'"
+feature "v3: -ui finds a TCP peer's ban by the service's uid (no user is banned)" \
+	"$AS3 -m 1718 -ui 0 --raw | grep -q 'peer=10.196.0.2/32 '"
+feature "v3: -ui finds an expired peer ban, which has no task, by its peer_uid (4244)" \
+	"$AS3 -m 1719 -ui 4244 --raw | grep -q 'reason=expired'"
+feature "v3: -ui finds the root who lifted the peer bans" \
+	"$AS3 -m 1719 -ui 0 --raw | grep -q 'peer=uid:4243 .*reason=lifted'"
+feature "v3: -ui finds the ban of uid 1000 whose subject runs as root (exec chain)" \
+	"$AS3 -m 1716 -ui 1000 --raw | grep -q 'attacker_uid=1000 .* uid=0 '"
+both "v3: -ui 0 does not find that ban" "! $AS3 -m 1716 -ui 0 --raw | grep -q 'attacker_uid=1000 '"
+feature "v3: -hn ADDR finds the crashes, attack, ban and end of ban of that peer" \
+	"$AS3 -hn 10.196.0.2/32 -w --raw | grep -o '^type=UNKNOWN\[17[0-9]*\]' | tr -d '\n' | grep -qx 'type=UNKNOWN\[1712\]type=UNKNOWN\[1712\]type=UNKNOWN\[1713\]type=UNKNOWN\[1718\]type=UNKNOWN\[1719\]'"
+feature "v3: -hn PREFIX finds the escalated ban of 10.196.0.0/24" \
+	"$AS3 -m 1718 -hn 10.196.0.0/24 --raw | grep -q 'faults=15 ban_s=900'"
+both "v3: -hn does not match a Unix peer or another address" \
+	"! $AS3 -hn uid:4243 --raw && ! $AS3 -hn 10.196.0.9 --raw"
+# Interpretation
+feature "v3: -i: peer_uid interpreted" \
+	"$AS3 -i -m 1718 | grep 'peer=uid:4243' | grep -qv 'peer_uid=4243 ' && $AS3 -i -m 1718 | grep -q 'peer_uid=[a-z]'"
+feature "v3: -i: owner_uid interpreted" \
+	"$AS3 -i -m 1711 | grep 'boundary=setid' | grep -qv 'owner_uid=1000 ' && $AS3 -i -m 1711 | grep -q 'owner_uid=[a-z]'"
+both "v3: -i: transport, lport, source, scope, mitigation, attack stay as written" \
+	"$AS3 -i -m 1713 | grep -q 'attack=peer .* transport=tcp .* lport=7777 .* mitigation=peer_ban source=peer ' && $AS3 -i -m 1712 | grep -q 'scope=target .* source=user '"
+# aureport --anomaly
+feature "v3: aureport --anomaly lists the peer bans, the peer in the host column" \
+	"$AR3 --anomaly | grep -q 'BRUTE_PEER_BAN /selftests/service (none) 10.196.0.2/32 -1 33\$' && $AR3 --anomaly | grep -q 'BRUTE_PEER_BAN /selftests/service (none) ? -1 75\$'"
+feature "v3: aureport --anomaly: the backstop's attack and kill, the exec chain's ban" \
+	"$AR3 --anomaly | grep -q 'BRUTE_ATTACK /selftests/attacker (none) ? -1 93\$' && $AR3 --anomaly | grep -q 'BRUTE_KILL /selftests/attacker ? ? -1 94\$' && $AR3 --anomaly | grep -q 'BRUTE_BAN /selftests/crasher (none) ? -1 155\$'"
+feature "v3: aureport --anomaly leaves out the ends of peer bans, no (null) lines" \
+	"$AR3 --anomaly | grep -q BRUTE_PEER_BAN && ! $AR3 --anomaly | grep -q -e BRUTE_PEER_UNBAN -e '(null)' -e ' 35\$' -e ' 232\$' -e ' 233\$'"
 
 echo "audit-tools-$mode: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,7 @@
 # The audit-tools layer of make check (host side):
 #   1. scripts/audit-pkgs.sh: the patched audit packages (built once, cached);
 #   2. check-tools.sh with the stock tools (they lack each feature) and the patched ones
-#      (they have it), on brute-v2.log;
+#      (they have it), on brute-v2.log and brute-v3.log;
 #   3. make -C daemon check built and run against the patched libaudit/libauparse
 #      (the daemon layer runs it against the stock ones).
 # Last line: "audit-tools: N passed, N failed".
