@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +18,17 @@
 #include "tls.h"
 #include "util.h"
 
+static bool plugin_mode;
+
+void config_set_plugin_mode(bool plugin)
+{
+	plugin_mode = plugin;
+}
+
 void config_defaults(struct brute_config *cfg)
 {
-	const char *state = getenv("STATE_DIRECTORY");
+	/* the service's StateDirectory=; auditd's plugins share auditd's environment */
+	const char *state = plugin_mode ? NULL : getenv("STATE_DIRECTORY");
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->netlink_rcvbuf = 8 * 1024 * 1024;
@@ -34,10 +43,10 @@ void config_defaults(struct brute_config *cfg)
 	cfg->fwd.timeout_ms = 30000;
 	siem_options_defaults(&cfg->fwd.siem);
 	cfg->fwd.relp_window = RELP_WINDOW_DEFAULT;
+	snprintf(cfg->fwd.tls_priority, sizeof(cfg->fwd.tls_priority), "%s", TLS_PRIORITY_DEFAULT);
 	if (gethostname(cfg->fwd.hostname, sizeof(cfg->fwd.hostname) - 1) < 0)
 		cfg->fwd.hostname[0] = '\0';
-	cfg->siem_kinds = 1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED |
-			  1u << ENTRY_BAN | 1u << ENTRY_UNBAN;
+	cfg->siem_kinds = ENTRY_KINDS_SIEM_DEFAULT;
 	/* StateDirectory= may list several; the first is ours */
 	if (state && *state && *state == '/') {
 		size_t n = strcspn(state, ":");
@@ -48,8 +57,10 @@ void config_defaults(struct brute_config *cfg)
 		}
 	}
 	if (!cfg->spool_dir[0])
-		snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s", SPOOL_DEFAULT_DIR);
+		snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s",
+			 plugin_mode ? SPOOL_PLUGIN_DIR : SPOOL_DEFAULT_DIR);
 	cfg->spool_max_size = 64 * 1024 * 1024;
+	cfg->spool_min_free = 64 * 1024 * 1024;
 	cfg->spool_sync = true;
 	cfg->log_level = LOG_INFO;
 }
@@ -246,7 +257,7 @@ static const char *p_siem_kinds(const char *v, struct brute_config *c)
 		int k = entry_kind_from_name(tok);
 
 		if (k < 0)
-			return "expected a list of boundary, attack, kill, closed, ban, unban";
+			return "expected a list of boundary, attack, kill, closed, ban, unban, peer_ban, peer_unban";
 		m |= 1u << k;
 	}
 	if (!m)
@@ -341,10 +352,23 @@ static const char *p_siem_tls_name(const char *v, struct brute_config *c)
 {
 	if (strlen(v) >= sizeof(c->fwd.tls_name))
 		return "name too long";
+	if (strchr(v, '*'))
+		return "a wildcard is refused: GnuTLS (tls) takes \"*\" as a character of the name, librelp (relp) as a pattern matching many; give the name in the receiver's certificate";
 	for (const char *p = v; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(".-:_*", *p))
+		if (!isalnum((unsigned char)*p) && !strchr(".-:_", *p))
 			return "not a host name or IP address";
 	snprintf(c->fwd.tls_name, sizeof(c->fwd.tls_name), "%s", v);
+	return NULL;
+}
+
+static const char *p_siem_tls_priority(const char *v, struct brute_config *c)
+{
+	if (strlen(v) >= sizeof(c->fwd.tls_priority))
+		return "longer than 255 characters";
+	for (const char *p = v; *p; p++)
+		if (*p <= 32 || *p >= 127)
+			return "a GnuTLS priority string has no spaces or control characters";
+	snprintf(c->fwd.tls_priority, sizeof(c->fwd.tls_priority), "%s", v);
 	return NULL;
 }
 
@@ -371,6 +395,11 @@ static const char *p_spool_dir(const char *v, struct brute_config *c)
 static const char *p_spool_max_size(const char *v, struct brute_config *c)
 {
 	return parse_size(v, 64 * 1024, 1ull << 40, &c->spool_max_size);
+}
+
+static const char *p_spool_min_free(const char *v, struct brute_config *c)
+{
+	return parse_size(v, 0, 1ull << 40, &c->spool_min_free);
 }
 
 static const char *p_spool_sync(const char *v, struct brute_config *c)
@@ -419,9 +448,11 @@ static const struct kw {
 	{ "siem_tls_cert",		p_siem_tls_cert },
 	{ "siem_tls_key",		p_siem_tls_key },
 	{ "siem_tls_name",		p_siem_tls_name },
+	{ "siem_tls_priority",		p_siem_tls_priority },
 	{ "siem_relp_window",		p_siem_relp_window },
 	{ "spool_dir",			p_spool_dir },
 	{ "spool_max_size",		p_spool_max_size },
+	{ "spool_min_free",		p_spool_min_free },
 	{ "spool_sync",			p_spool_sync },
 	{ "log_level",			p_log_level },
 };
@@ -491,8 +522,16 @@ static int parse_line(const char *name, unsigned lineno, char *line,
 	return 0;
 }
 
+static bool is_ip_address(const char *s)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
+}
+
 static int validate(const char *name, const struct brute_config *cfg)
 {
+	const char *tls_name = cfg->fwd.tls_name[0] ? cfg->fwd.tls_name : cfg->fwd.host;
 	int r = 0;
 
 	if (cfg->fwd.protocol != SIEM_NONE && !cfg->fwd.host[0]) {
@@ -509,14 +548,20 @@ static int validate(const char *name, const struct brute_config *cfg)
 		struct tls_ctx *ctx;
 		char err[768];
 
-		if (tls_ctx_new(cfg->fwd.tls_ca, cfg->fwd.tls_cert, cfg->fwd.tls_key, &ctx,
-				err, sizeof(err)) < 0) {
+		if (tls_ctx_new(cfg->fwd.tls_ca, cfg->fwd.tls_cert, cfg->fwd.tls_key,
+				cfg->fwd.tls_priority, &ctx, err, sizeof(err)) < 0) {
 			log_error("%s: %s", name, err);
 			r = -EINVAL;
 		}
 		tls_ctx_free(ctx);
+		/* librelp compares the name with the certificate's DNS names and CN only */
+		if (cfg->fwd.protocol == SIEM_RELP && is_ip_address(tls_name)) {
+			log_error("%s: siem_protocol = relp over TLS checks the receiver's certificate for the DNS name %s, and librelp never matches an IP address against the certificate's IP addresses: set siem_tls_name to the DNS name in the receiver's certificate",
+				  name, cfg->fwd.tls_name[0] ? "siem_tls_name" : "siem_host");
+			r = -EINVAL;
+		}
 	} else if (cfg->fwd.tls_ca[0] || cfg->fwd.tls_cert[0] || cfg->fwd.tls_key[0] ||
-		   cfg->fwd.tls_name[0]) {
+		   cfg->fwd.tls_name[0] || strcmp(cfg->fwd.tls_priority, TLS_PRIORITY_DEFAULT)) {
 		log_warning("%s: siem_tls_* settings apply only to siem_protocol = tls or relp (with siem_tls_ca); ignored", name);
 	}
 	return r;
@@ -589,8 +634,10 @@ int config_load(const char *path, struct brute_config *cfg)
 		close(fd);
 		return -EPERM;
 	}
-	if (st.st_uid != 0) {
-		log_error("%s: owned by uid %u, not root; refused", path, (unsigned)st.st_uid);
+	/* root's, or (brute-reportd not run by root: a replay) the running user's own */
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		log_error("%s: owned by uid %u, neither root nor the user running brute-reportd; refused",
+			  path, (unsigned)st.st_uid);
 		close(fd);
 		return -EPERM;
 	}

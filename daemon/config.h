@@ -14,6 +14,8 @@
 
 #define CONFIG_DEFAULT_PATH "/etc/brute/reportd.conf"
 #define SPOOL_DEFAULT_DIR "/var/lib/brute-reportd"
+/* --stdin (auditd runs it): a spool of its own, never the service's */
+#define SPOOL_PLUGIN_DIR "/var/lib/brute-reportd/plugin"
 
 struct brute_config {
 	uint64_t netlink_rcvbuf;
@@ -23,16 +25,20 @@ struct brute_config {
 	unsigned siem_kinds;		/* bit per enum entry_kind */
 	char spool_dir[PATH_MAX];
 	uint64_t spool_max_size;
+	uint64_t spool_min_free;	/* free bytes the spool leaves on its file system */
 	bool spool_sync;
 	int log_level;
 };
 
+/* The defaults of the auditd plugin (--stdin): spool_dir is SPOOL_PLUGIN_DIR. */
+void config_set_plugin_mode(bool plugin);
 void config_defaults(struct brute_config *cfg);
 /*
  * Load path over the defaults in *cfg.  Every bad line is logged as
  * "path:line: problem"; any error makes the whole file rejected (-EINVAL)
- * and *cfg is left untouched.  A file not owned by root or writable by
- * others is refused (-EPERM).  -ENOENT if it does not exist.
+ * and *cfg is left untouched.  A file owned by neither root nor the
+ * effective user (for root: not owned by root), or writable by others, is
+ * refused (-EPERM).  -ENOENT if it does not exist.
  */
 int config_load(const char *path, struct brute_config *cfg);
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "peer.h"
 #include "util.h"
 
 #define PERIODS_KEPT	16	/* recent crash periods kept per incident */
@@ -23,6 +24,8 @@
 #define ALLOC_OVERHEAD	16
 /* once the kernel is seen to close kill groups with a summary record, wait for it */
 #define KILL_SUMMARY_WAIT_MS 1000
+/* records the kernel could not emit: logged at once, then at most once in this */
+#define DROPPED_LOG_INTERVAL_MS 60000
 
 struct kill_task {
 	uint32_t pid, uid, auid, ses;
@@ -60,6 +63,12 @@ struct incident {
 	uint64_t target_ino;
 	uint64_t ban_s;			/* a ban was imposed (BRUTE_BAN) */
 	bool banned;
+
+	/* v3: its crashes by source= (SOURCE_*), the peers banned from it */
+	uint64_t by_source[4];
+	bool has_source;
+	uint64_t peer_bans;
+	uint64_t records_dropped;	/* records the kernel could not emit while it was open */
 	size_t bytes;			/* accounted: this, kills and their exe */
 };
 
@@ -122,6 +131,11 @@ struct correlate {
 	struct target **tbuckets;
 	struct target *thead, *ttail;	/* LRU: least recently charged first */
 	bool kill_summaries;		/* a v2 kill summary record was seen */
+	struct peer_bans *peer_bans;	/* v3 peer bans seen, until their end */
+	uint64_t dropped_total;		/* the kernel's records_dropped= last seen */
+	uint64_t dropped_logged;	/* stats.kernel_dropped when last logged */
+	uint64_t dropped_log_ms;	/* when (0: never) */
+	char dropped_id[AUDIT_ID_LEN];	/* the audit ID of the last record that said a total */
 	correlate_unit_fn unit_fn;
 	uint64_t last_record_usec;
 	struct correlate_stats stats;
@@ -343,23 +357,31 @@ static void add_subject(struct entry *e, const struct brute_subject *s)
  */
 #define UNIT_TRIES 2
 
+/* The unit of a live task: the subject, else its parent. */
+static int subject_unit(struct correlate *c, const struct brute_subject *s, char *buf, size_t len)
+{
+	int r;
+
+	c->stats.unit_lookups++;
+	r = c->unit_fn((int)s->pid, buf, len);
+	/* a forked task shares its parent's cgroup; init's children do not */
+	if (r < 0 && s->ppid > 1)
+		r = c->unit_fn((int)s->ppid, buf, len);
+	if (r == 0)
+		c->stats.units_found++;
+	return r;
+}
+
 /* The hierarchy's unit, from a live task of it: the subject, else its parent. */
 static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s)
 {
 	char buf[256];
-	int r;
 
 	if (!h || h->dead || h->unit || !c->unit_fn || !s->present || h->unit_tries >= UNIT_TRIES)
 		return;
 	h->unit_tries++;
-	c->stats.unit_lookups++;
-	r = c->unit_fn((int)s->pid, buf, sizeof(buf));
-	/* a forked task shares its parent's cgroup; init's children do not */
-	if (r < 0 && s->ppid > 1)
-		r = c->unit_fn((int)s->ppid, buf, sizeof(buf));
-	if (r < 0 || !(h->unit = strdup(buf)))
+	if (subject_unit(c, s, buf, sizeof(buf)) < 0 || !(h->unit = strdup(buf)))
 		return;
-	c->stats.units_found++;
 	charge(c, h, str_bytes(h->unit), 0);
 }
 
@@ -408,6 +430,16 @@ static void add_periods(struct entry *e, const struct incident *inc)
 	add_period_ring(e, inc->periods, inc->n_periods);
 }
 
+/* v3: the incident's crashes by who answers for them (source=) */
+static void add_sources(struct entry *e, const struct incident *inc)
+{
+	if (!inc->has_source)
+		return;
+	entry_add_u64(e, "CRASHES_PEER", inc->by_source[SOURCE_PEER]);
+	entry_add_u64(e, "CRASHES_USER", inc->by_source[SOURCE_USER]);
+	entry_add_u64(e, "CRASHES_UNKNOWN", inc->by_source[SOURCE_UNKNOWN]);
+}
+
 static void add_target(struct entry *e, uint32_t uid, uint32_t major, uint32_t minor, uint64_t ino)
 {
 	entry_add_u64(e, "ATTACKER_UID", uid);
@@ -445,6 +477,23 @@ static void free_incident(struct incident *inc)
 }
 
 /* ---- entries ---- */
+
+/* What a kill answered: "a fork brute force attack", ... */
+static const char *attack_phrase(const struct incident *inc)
+{
+	if (!inc->attacks)
+		return "a brute force attack";
+	switch (inc->attack_type) {
+	case ATTACK_EXEC:
+		return "an exec brute force attack";
+	case ATTACK_PEER:
+		return "a peer brute force attack";
+	case ATTACK_BACKSTOP:
+		return "the backstop (a service crashing from peers or unknown sources)";
+	default:
+		return "a fork brute force attack";
+	}
+}
 
 static void emit_kills(struct correlate *c, struct hier *h)
 {
@@ -495,18 +544,17 @@ static void emit_kills(struct correlate *c, struct hier *h)
 		entry_add_audit_id(&e, "AUID", k->auid);
 		entry_add(&e, "COMM", k->comm);
 		entry_add(&e, "EXE", k->exe ? k->exe : "");
-		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu (%s) after %s brute force attack: pids %s%s",
+		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu (%s) after %s: pids %s%s",
 				  (unsigned long long)n, n == 1 ? "" : "s",
-				  (unsigned long long)h->id, k->exe ? k->exe : "?",
-				  !inc->attacks ? "a" : inc->attack_type == ATTACK_EXEC ? "an exec" : "a fork",
+				  (unsigned long long)h->id, k->exe ? k->exe : "?", attack_phrase(inc),
 				  sb_str(&pids), n > listed ? ",..." : "");
 		if (inc->group_unreported)
 			entry_set_message(&e, "%s (%llu not itemized by the kernel)", e.message,
 					  (unsigned long long)inc->group_unreported);
 	} else if (n == inc->group_unreported) {
-		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu after %s brute force attack (none itemized by the kernel)",
+		entry_set_message(&e, "Killed %llu task%s of hierarchy %llu after %s (none itemized by the kernel)",
 				  (unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)h->id,
-				  !inc->attacks ? "a" : inc->attack_type == ATTACK_EXEC ? "an exec" : "a fork");
+				  attack_phrase(inc));
 	} else {
 		entry_set_message(&e, "Killed %llu tasks of hierarchy %llu (not all listed)",
 				  (unsigned long long)n, (unsigned long long)h->id);
@@ -555,6 +603,11 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 			   inc->target_ino);
 	if (inc->banned)
 		entry_add_u64(&e, "BAN_S", inc->ban_s);
+	add_sources(&e, inc);
+	if (inc->peer_bans)
+		entry_add_u64(&e, "PEER_BANS", inc->peer_bans);
+	if (inc->records_dropped)
+		entry_add_u64(&e, "RECORDS_DROPPED", inc->records_dropped);
 	entry_add_u64(&e, "KILLED_COUNT", inc->n_kills);
 	for (size_t i = 0; i < inc->n_kills_kept && i < PIDS_LISTED; i++)
 		sb_printf(&pids, "%s%u", pids.len ? "," : "", inc->kills[i].pid);
@@ -579,6 +632,13 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 			  (unsigned long long)inc->crashes, inc->crashes == 1 ? "" : "es",
 			  inc->attacks, inc->attacks == 1 ? "" : "s",
 			  (unsigned long long)inc->n_kills, inc->n_kills == 1 ? "" : "s");
+	if (inc->peer_bans)
+		entry_set_message(&e, "%s, %llu peer%s banned", e.message,
+				  (unsigned long long)inc->peer_bans, inc->peer_bans == 1 ? "" : "s");
+	if (inc->records_dropped)
+		entry_set_message(&e, "%s (incomplete: the kernel could not emit %llu record%s meanwhile)",
+				  e.message, (unsigned long long)inc->records_dropped,
+				  inc->records_dropped == 1 ? "" : "s");
 	sb_free(&pids);
 	emit(c, &e);
 }
@@ -841,6 +901,11 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	add_boundaries(&e, "BOUNDARIES", h->boundaries);
 	entry_add_u64(&e, "OLD_UID", r->old_uid);
 	entry_add_u64(&e, "OLD_EUID", r->old_euid);
+	/* v3 setid/fcaps: whose privileged exec chain started the image, who answers for it */
+	if (r->has_owner)
+		entry_add_u64(&e, "OWNER_UID", r->owner_uid);
+	if (r->has_attacker)
+		entry_add_u64(&e, "ATTACKER_UID", r->attacker_uid);
 	add_subject(&e, &subj);
 	add_unit(&e, h);
 	if (h->exec_parent)
@@ -851,6 +916,11 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 			  (unsigned long long)h->id, entry_get(&e, "BOUNDARY"),
 			  subj.pid, subj.comm, subj.exe, subj.uid,
 			  subj.euid, r->old_uid, r->old_euid);
+	if (r->has_owner && r->has_attacker && r->attacker_uid != r->owner_uid)
+		entry_set_message(&e, "%s; privileged exec chain of uid %u, answered for by uid %u",
+				  e.message, r->owner_uid, r->attacker_uid);
+	else if (r->has_owner)
+		entry_set_message(&e, "%s; privileged exec chain of uid %u", e.message, r->owner_uid);
 	emit(c, &e);
 }
 
@@ -874,9 +944,48 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 		inc->periods[inc->n_periods % PERIODS_KEPT] = r->period_ms;
 		inc->n_periods++;
 	}
+	if (r->source) {
+		inc->has_source = true;
+		inc->by_source[r->source]++;
+	}
 	if (r->origin == r->hierarchy)
 		set_subject(c, h, &r->subj);
 	find_unit(c, h, &r->subj);
+}
+
+/* "peer 10.0.0.2/32 crashed service (/usr/sbin/service, hierarchy H) 5 times at tcp ..." */
+static void message_peer_attack(struct entry *e, const struct hier *h, const struct brute_record *r)
+{
+	char who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], auid[16];
+
+	entry_set_message(e, "Peer brute force attack detected: %s crashed %s (%s, hierarchy %llu%s%s) %llu times at %s, pid %u uid %u auid %s, EMA %llu ms (threshold %llu ms, %s); action: %s",
+			  peer_who(&r->peer, who, sizeof(who)), r->subj.comm, r->subj.exe,
+			  (unsigned long long)h->id, h->unit ? ", unit " : "", h->unit ? h->unit : "",
+			  (unsigned long long)r->faults, peer_endpoint(&r->peer, where, sizeof(where)),
+			  r->subj.pid, r->subj.uid, audit_id_str(r->subj.auid, auid, sizeof(auid)),
+			  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
+			  speed_name(r->speed), action_name(r->action));
+}
+
+/* The backstop: a service killed (mode 2) after crashes no peer ban stopped. */
+static void message_backstop(struct entry *e, const struct hier *h, const struct incident *inc,
+			     const struct brute_record *r)
+{
+	char auid[16];
+
+	entry_set_message(e, "Backstop: hierarchy %llu (%s, %s%s%s) crashed %llu times from peers or unknown sources without a quiet period, pid %u uid %u auid %s, EMA %llu ms (threshold %llu ms, %s); action: %s%s",
+			  (unsigned long long)h->id, r->subj.comm, r->subj.exe,
+			  h->unit ? ", unit " : "", h->unit ? h->unit : "",
+			  (unsigned long long)r->faults, r->subj.pid, r->subj.uid,
+			  audit_id_str(r->subj.auid, auid, sizeof(auid)), (unsigned long long)r->ema_ms,
+			  (unsigned long long)r->threshold_ms, speed_name(r->speed),
+			  action_name(r->action),
+			  r->action == ACTION_KILL ? " (its supervisor restarts it with a fresh layout and canary)" : "");
+	if (inc->has_source)
+		entry_set_message(e, "%s; this incident: %llu crash%s, %llu after a peer's input, %llu unattributed",
+				  e->message, (unsigned long long)inc->crashes, inc->crashes == 1 ? "" : "es",
+				  (unsigned long long)inc->by_source[SOURCE_PEER],
+				  (unsigned long long)inc->by_source[SOURCE_UNKNOWN]);
 }
 
 static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r,
@@ -909,8 +1018,8 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	inc->attack_ema_ms = r->ema_ms;
 	inc->threshold_ms = r->threshold_ms;
 	inc->max_faults = r->max_faults;
-	/* a v2 exec attack's faults and EMA are the (uid, target) entry's, not h's */
-	if (!r->has_target) {
+	/* an exec attack's faults and EMA are the (uid, target) entry's, a peer attack's the peer's */
+	if (!r->has_target && r->attack != ATTACK_PEER) {
 		inc->ema_ms = r->ema_ms;
 		if (r->faults > inc->faults)
 			inc->faults = r->faults;
@@ -928,8 +1037,14 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	entry_add_u64(&e, "MAX_FAULTS", r->max_faults);
 	entry_add_u64(&e, "MODE", (uint64_t)r->mode);
 	entry_add(&e, "ACTION", action_name(r->action));
+	if (r->source)
+		entry_add(&e, "SOURCE", source_name(r->source));
 	if (r->has_target)
 		add_record_target(&e, r);
+	if (r->scope)
+		entry_add(&e, "SCOPE", scope_name(r->scope));
+	if (r->peer.present)
+		peer_add_fields(&e, &r->peer);
 	add_subject(&e, &r->subj);
 	/* the subject is the crashing task: its own hierarchy's unit first */
 	origin = r->origin != h->id ? hash_find(c, r->origin) : NULL;
@@ -957,9 +1072,21 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 		entry_add_u64(&e, "CRASHES", inc->crashes);
 		add_periods(&e, inc);
 	}
+	add_sources(&e, inc);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
-	if (r->has_target)
+	if (r->attack == ATTACK_PEER)
+		message_peer_attack(&e, h, r);
+	else if (r->attack == ATTACK_BACKSTOP)
+		message_backstop(&e, h, inc, r);
+	else if (r->has_target && r->scope == SCOPE_ANY)
+		entry_set_message(&e, "Exec brute force attack detected: uid %u crashed several privileged programs (the last one %s) %llu times, EMA %llu ms (threshold %llu ms, %s), driven from hierarchy %llu: pid %u (%s) auid %s; action: %s%s",
+				  r->attacker_uid, r->subj.exe, (unsigned long long)r->faults,
+				  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
+				  speed_name(r->speed), (unsigned long long)h->id, r->subj.pid,
+				  r->subj.comm, audit_id_str(r->subj.auid, auid, sizeof(auid)), action_name(r->action),
+				  r->action == ACTION_BAN ? " (of every privileged execve())" : "");
+	else if (r->has_target)
 		entry_set_message(&e, "Exec brute force attack detected: uid %u crashed %s (dev %u:%u ino %llu) %llu times, EMA %llu ms (threshold %llu ms, %s), driven from hierarchy %llu: pid %u (%s) auid %s; action: %s",
 				  r->attacker_uid, r->subj.exe, r->target_major, r->target_minor,
 				  (unsigned long long)r->target_ino, (unsigned long long)r->faults,
@@ -1019,6 +1146,8 @@ static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t n
 	entry_init(&e, ENTRY_BAN, LOG_CRIT, record_usec(r));
 	add_record_target(&e, r);
 	entry_add(&e, "TARGET_NAME", r->target_name);
+	if (r->scope)
+		entry_add(&e, "SCOPE", scope_name(r->scope));
 	entry_add_u64(&e, "BAN_S", r->ban_s);
 	if (r->ban_s <= BRUTE_TIME_MAX &&
 	    format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
@@ -1033,11 +1162,16 @@ static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t n
 	add_unit(&e, h && !h->dead ? h : NULL);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
-	entry_set_message(&e, "Banned uid %u from executing %s (%s, dev %u:%u ino %llu) for %llu s after an exec brute force attack from hierarchy %llu",
-			  r->attacker_uid, r->target_name,
-			  r->subj.present ? r->subj.exe : "?", r->target_major, r->target_minor,
-			  (unsigned long long)r->target_ino, (unsigned long long)r->ban_s,
-			  (unsigned long long)r->hierarchy);
+	if (r->scope == SCOPE_ANY)
+		entry_set_message(&e, "Banned uid %u from every privileged execve() for %llu s after an exec brute force attack on several programs (the last one %s) from hierarchy %llu",
+				  r->attacker_uid, (unsigned long long)r->ban_s,
+				  r->subj.present ? r->subj.exe : "?", (unsigned long long)r->hierarchy);
+	else
+		entry_set_message(&e, "Banned uid %u from executing %s (%s, dev %u:%u ino %llu) for %llu s after an exec brute force attack from hierarchy %llu",
+				  r->attacker_uid, r->target_name,
+				  r->subj.present ? r->subj.exe : "?", r->target_major, r->target_minor,
+				  (unsigned long long)r->target_ino, (unsigned long long)r->ban_s,
+				  (unsigned long long)r->hierarchy);
 	emit(c, &e);
 }
 
@@ -1047,12 +1181,14 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 	bool lifted = strcmp(r->reason, "lifted") == 0;
 	uint64_t usec = record_usec(r);
 	struct entry e;
-	char id[AUDIT_ID_LEN], auid[16];
+	char id[AUDIT_ID_LEN], auid[16], what[BRUTE_NAME_MAX * 4 + 64];
 
 	c->stats.unbans++;
 	entry_init(&e, ENTRY_UNBAN, LOG_NOTICE, usec);
 	add_record_target(&e, r);
 	entry_add(&e, "TARGET_NAME", r->target_name);
+	if (r->scope)
+		entry_add(&e, "SCOPE", scope_name(r->scope));
 	entry_add(&e, "REASON", r->reason);
 	entry_add_u64(&e, "DENIED_COUNT", r->denied);
 	if (t && t->banned) {
@@ -1070,16 +1206,19 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 	}
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
+	if (r->scope == SCOPE_ANY)
+		snprintf(what, sizeof(what), "every privileged execve()");
+	else
+		snprintf(what, sizeof(what), "%s (dev %u:%u ino %llu)", r->target_name,
+			 r->target_major, r->target_minor, (unsigned long long)r->target_ino);
 	if (lifted && r->subj.present)
-		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) lifted by pid %u uid %u auid %s (%s); %llu execve() attempt%s denied",
-				  r->attacker_uid, r->target_name, r->target_major, r->target_minor,
-				  (unsigned long long)r->target_ino, r->subj.pid, r->subj.uid,
+		entry_set_message(&e, "Ban of uid %u on %s lifted by pid %u uid %u auid %s (%s); %llu execve() attempt%s denied",
+				  r->attacker_uid, what, r->subj.pid, r->subj.uid,
 				  audit_id_str(r->subj.auid, auid, sizeof(auid)), r->subj.exe, (unsigned long long)r->denied,
 				  r->denied == 1 ? " was" : "s were");
 	else
-		entry_set_message(&e, "Ban of uid %u on %s (dev %u:%u ino %llu) ended (%s); %llu execve() attempt%s denied",
-				  r->attacker_uid, r->target_name, r->target_major, r->target_minor,
-				  (unsigned long long)r->target_ino, r->reason,
+		entry_set_message(&e, "Ban of uid %u on %s ended (%s); %llu execve() attempt%s denied",
+				  r->attacker_uid, what, r->reason,
 				  (unsigned long long)r->denied, r->denied == 1 ? " was" : "s were");
 	emit(c, &e);
 	if (t) {
@@ -1088,6 +1227,167 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 		if (lifted)
 			target_drop(c, t);
 	}
+}
+
+/*
+ * v3 peer ban (1718): the peer is refused by the endpoint it attacked.  The
+ * entry names the attacked service (the crashing task, its unit) so that
+ * "journalctl -u SERVICE" shows it; the ban is remembered until its end.
+ */
+static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	struct hier *h = hash_find(c, r->hierarchy);
+	struct peer_ban *b = peer_bans_get(c->peer_bans, &r->peer, now_ms);
+	char id[AUDIT_ID_LEN], until[40], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], unit[256];
+	const char *u = NULL;
+	struct entry e;
+
+	c->stats.peer_bans++;
+	c->stats.peer_bans_kept = peer_bans_count(c->peer_bans);
+	if (h && h->dead)
+		h = NULL;
+	if (h) {
+		find_unit(c, h, &r->subj);
+		u = h->unit;
+		if (h->inc)
+			h->inc->peer_bans++;
+	} else if (c->unit_fn && r->subj.present && subject_unit(c, &r->subj, unit, sizeof(unit)) == 0) {
+		u = unit;	/* a hierarchy this daemon did not see crash (started since) */
+	}
+	entry_init(&e, ENTRY_PEER_BAN, LOG_CRIT, record_usec(r));
+	peer_add_fields(&e, &r->peer);
+	entry_add_u64(&e, "FAULTS", r->faults);
+	entry_add_u64(&e, "BAN_S", r->ban_s);
+	if (r->ban_s <= BRUTE_TIME_MAX &&
+	    format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
+		entry_add(&e, "BAN_UNTIL", until);
+	add_id(&e, "HIERARCHY", r->hierarchy);
+	if (r->subj.present)
+		add_subject(&e, &r->subj);
+	if (u)
+		entry_add(&e, "UNIT", u);
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	if (r->peer.proto == PROTO_UNIX)
+		snprintf(who, sizeof(who), "Local user uid %u", r->peer.uid);
+	else
+		snprintf(who, sizeof(who), "Peer %s", r->peer.addr);
+	entry_set_message(&e, "%s banned from %s for %llu s after %llu crash%s of %s (%s)",
+			  who, peer_endpoint(&r->peer, where, sizeof(where)),
+			  (unsigned long long)r->ban_s, (unsigned long long)r->faults,
+			  r->faults == 1 ? "" : "es", r->subj.present ? r->subj.comm : "the service",
+			  u ? u : r->subj.present ? r->subj.exe : "?");
+	if (b) {
+		b->ban_usec = record_usec(r);
+		b->ban_s = r->ban_s;
+		b->hierarchy = r->hierarchy;
+		b->faults = r->faults;
+		peer_ban_set_unit(b, u);
+	}
+	emit(c, &e);
+}
+
+/* v3 peer ban ended (1719): expired, or lifted by root (the subject). */
+static void on_peer_unban(struct correlate *c, const struct brute_record *r)
+{
+	struct peer_ban *b = peer_bans_find(c->peer_bans, &r->peer);
+	bool lifted = strcmp(r->reason, "lifted") == 0;
+	uint64_t usec = record_usec(r);
+	char id[AUDIT_ID_LEN], auid[16], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX];
+	struct entry e;
+
+	c->stats.peer_unbans++;
+	entry_init(&e, ENTRY_PEER_UNBAN, LOG_NOTICE, usec);
+	peer_add_fields(&e, &r->peer);
+	entry_add(&e, "REASON", r->reason);
+	entry_add_u64(&e, "REFUSED", r->refused);
+	if (b) {
+		entry_add_u64(&e, "BAN_S", b->ban_s);
+		/* audit time may step back (NTP): never an underflowed duration */
+		entry_add_u64(&e, "BANNED_MS", usec > b->ban_usec ? (usec - b->ban_usec) / 1000 : 0);
+		entry_add_u64(&e, "FAULTS", b->faults);
+		add_id(&e, "HIERARCHY", b->hierarchy);
+		if (b->unit)
+			entry_add(&e, "UNIT", b->unit);
+	}
+	if (r->subj.present) {
+		entry_add_u64(&e, "LIFTED_BY_PID", r->subj.pid);
+		entry_add_u64(&e, "LIFTED_BY_UID", r->subj.uid);
+		entry_add_audit_id(&e, "LIFTED_BY_AUID", r->subj.auid);
+		entry_add(&e, "LIFTED_BY_COMM", r->subj.comm);
+		entry_add(&e, "LIFTED_BY_EXE", r->subj.exe);
+	}
+	audit_id(r, id, sizeof(id));
+	entry_add(&e, "AUDIT_ID", id);
+	peer_who(&r->peer, who, sizeof(who));
+	peer_endpoint(&r->peer, where, sizeof(where));
+	if (lifted && r->subj.present)
+		entry_set_message(&e, "Ban of %s on %s lifted by pid %u uid %u auid %s (%s); it refused %llu connection request%s, packet%s or read%s",
+				  who, where, r->subj.pid, r->subj.uid,
+				  audit_id_str(r->subj.auid, auid, sizeof(auid)), r->subj.exe,
+				  (unsigned long long)r->refused, r->refused == 1 ? "" : "s",
+				  r->refused == 1 ? "" : "s", r->refused == 1 ? "" : "s");
+	else
+		entry_set_message(&e, "Ban of %s on %s ended (%s); it refused %llu connection request%s, packet%s or read%s",
+				  who, where, r->reason, (unsigned long long)r->refused,
+				  r->refused == 1 ? "" : "s", r->refused == 1 ? "" : "s",
+				  r->refused == 1 ? "" : "s");
+	emit(c, &e);
+	if (b)
+		peer_bans_drop(c->peer_bans, b);
+	c->stats.peer_bans_kept = peer_bans_count(c->peer_bans);
+}
+
+/*
+ * records_dropped= (on the first record after the kernel could not emit
+ * some): its total since boot.  What it adds is counted, and marks every
+ * incident open now as possibly incomplete.  It is logged at once, then at
+ * most once a minute: what a minute held back is logged when it is over
+ * (correlate_tick), or at the end (correlate_close_all).
+ */
+static void log_dropped(struct correlate *c, uint64_t now_ms)
+{
+	uint64_t n = c->stats.kernel_dropped - c->dropped_logged;
+
+	log_warning("the kernel could not emit %llu Brute audit record%s (%llu since boot, as of record %s): entries may be missing, and the incidents open meanwhile incomplete (RECORDS_DROPPED on their closed entries); audit's backlog was full (auditctl -s: backlog_limit, backlog_wait_time, lost)",
+		    (unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)c->dropped_total,
+		    c->dropped_id);
+	c->dropped_logged = c->stats.kernel_dropped;
+	c->dropped_log_ms = now_ms ? now_ms : 1;
+}
+
+static bool dropped_log_due(const struct correlate *c, uint64_t now_ms)
+{
+	return c->stats.kernel_dropped > c->dropped_logged &&
+	       (!c->dropped_log_ms || now_ms < c->dropped_log_ms ||
+		now_ms - c->dropped_log_ms >= DROPPED_LOG_INTERVAL_MS);
+}
+
+static void on_records_dropped(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	/* a smaller total: the kernel's count restarted (a reboot in a replayed log) */
+	uint64_t lost = r->records_dropped >= c->dropped_total ?
+			r->records_dropped - c->dropped_total : r->records_dropped;
+
+	c->dropped_total = r->records_dropped;
+	if (!lost)
+		return;
+	c->stats.kernel_dropped += lost;
+	audit_id(r, c->dropped_id, sizeof(c->dropped_id));
+	for (struct hier *h = c->incidents.head; h; h = h->next)
+		h->inc->records_dropped += lost;
+	if (dropped_log_due(c, now_ms))
+		log_dropped(c, now_ms);
+}
+
+/* v3 "charged=no": a crash the (user, target) table could not count. */
+static void on_uncharged(struct correlate *c, const struct brute_record *r)
+{
+	if (c->stats.uncharged++)
+		return;
+	log_warning("the kernel could not charge a crash of %s (uid %u, dev %u:%u ino %llu, hierarchy %llu) to the (user, target) table: no memory, or table_size users have overflow entries; an exec attack by that user may go undetected (further ones are counted: SIGUSR1)",
+		    r->subj.exe, r->attacker_uid, r->target_major, r->target_minor,
+		    (unsigned long long)r->target_ino, (unsigned long long)r->origin);
 }
 
 /*
@@ -1179,6 +1479,8 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	struct hier *h;
 
 	c->last_record_usec = record_usec(r);
+	if (r->has_records_dropped)
+		on_records_dropped(c, r, now_ms);
 	if (r->type == BRUTE_TYPE_CONFIG) {
 		char auid[16];
 
@@ -1190,6 +1492,10 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		return 0;
 	}
 
+	if (r->type == BRUTE_TYPE_CRASH && r->uncharged) {
+		on_uncharged(c, r);
+		return 0;
+	}
 	/* v2 records about (uid, target) entries, not about the hierarchy they name */
 	if (r->type == BRUTE_TYPE_CRASH && r->has_target) {
 		on_charge(c, r, now_ms);
@@ -1205,6 +1511,15 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	}
 	if (r->type == BRUTE_TYPE_KILL && r->kill_summary) {
 		on_kill_summary(c, r);
+		return 0;
+	}
+	/* v3 peer bans: about a peer at an endpoint; the hierarchy is only named */
+	if (r->type == BRUTE_TYPE_PEER_BAN) {
+		on_peer_ban(c, r, now_ms);
+		return 0;
+	}
+	if (r->type == BRUTE_TYPE_PEER_UNBAN) {
+		on_peer_unban(c, r);
 		return 0;
 	}
 
@@ -1281,6 +1596,10 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 			continue;
 		target_drop(c, t);
 	}
+	peer_bans_expire(c->peer_bans, now_ms, c->cfg.hierarchy_idle_ms);
+	c->stats.peer_bans_kept = peer_bans_count(c->peer_bans);
+	if (dropped_log_due(c, now_ms))
+		log_dropped(c, now_ms);
 }
 
 uint64_t correlate_next_deadline(const struct correlate *c)
@@ -1295,6 +1614,10 @@ uint64_t correlate_next_deadline(const struct correlate *c)
 		d = c->plain.head->last_ms + c->cfg.hierarchy_idle_ms;
 	if (c->quiet.head && c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms < d)
 		d = c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms;
+	/* records the kernel could not emit that the last minute held back */
+	if (c->stats.kernel_dropped > c->dropped_logged &&
+	    c->dropped_log_ms + DROPPED_LOG_INTERVAL_MS < d)
+		d = c->dropped_log_ms + DROPPED_LOG_INTERVAL_MS;
 	return d;
 }
 
@@ -1304,6 +1627,8 @@ void correlate_close_all(struct correlate *c, const char *reason)
 		emit_kills(c, c->khead);
 	while (c->incidents.head)
 		close_incident(c, c->incidents.head, reason, NULL, close_time_usec(c));
+	if (c->stats.kernel_dropped > c->dropped_logged)
+		log_dropped(c, c->dropped_log_ms);
 }
 
 struct correlate *correlate_new(const struct correlate_config *cfg,
@@ -1319,9 +1644,11 @@ struct correlate *correlate_new(const struct correlate_config *cfg,
 	c->n_buckets = 1024;
 	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
 	c->tbuckets = calloc(TARGET_BUCKETS, sizeof(*c->tbuckets));
-	if (!c->buckets || !c->tbuckets) {
+	c->peer_bans = peer_bans_new();
+	if (!c->buckets || !c->tbuckets || !c->peer_bans) {
 		free(c->buckets);
 		free(c->tbuckets);
+		peer_bans_free(c->peer_bans);
 		free(c);
 		return NULL;
 	}
@@ -1355,6 +1682,7 @@ void correlate_free(struct correlate *c)
 		drop_hier(c, c->dead.head);
 	while (c->thead)
 		target_drop(c, c->thead);
+	peer_bans_free(c->peer_bans);
 	free(c->tbuckets);
 	free(c->buckets);
 	free(c);

@@ -20,7 +20,10 @@
  * deallocation is ignored (counted as late), never a new incident.
  *
  * v2 records about (attacker uid, target) pairs (table charges, bans, ban
- * ends) are kept in a second table of such pairs.
+ * ends) are kept in a second table of such pairs; v3 peer bans in a third
+ * (peer.h), from the ban to its end.  A v3 record's records_dropped= (the
+ * kernel could not emit some records) is logged and counted, and marks the
+ * incidents open at that time as possibly incomplete.
  *
  * Time ("now_ms") is whatever clock the caller uses consistently: the
  * monotonic clock when live, record time when replaying a log.
@@ -54,6 +57,10 @@ struct correlate_stats {
 	uint64_t config_changes;
 	/* v2: (attacker uid, target) entries tracked, table charges, bans, ban ends */
 	uint64_t targets, charges, bans, unbans;
+	/* v3: peer ban and ban end records, peer bans tracked now (until their end) */
+	uint64_t peer_bans, peer_unbans, peer_bans_kept;
+	uint64_t uncharged;	/* crashes the kernel could not charge to the table (charged=no) */
+	uint64_t kernel_dropped;	/* records the kernel could not emit (records_dropped=) */
 	uint64_t orphans;	/* kill summaries for no open incident: ignored */
 	uint64_t late;		/* records of a hierarchy after its deallocation: ignored */
 	uint64_t unit_lookups, units_found;	/* systemd unit lookups, successful ones */

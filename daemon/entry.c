@@ -25,6 +25,8 @@ static const struct {
 	[ENTRY_CLOSED]   = { "closed",   "CLOSED",   "0e994ff57a09407e8765613499ad9031" },
 	[ENTRY_BAN]      = { "ban",      "BAN",      "dda54503c6434773a0b9f8d83838594a" },
 	[ENTRY_UNBAN]    = { "unban",    "UNBAN",    "b1ca6fec5b6b4d109290214d7eca0c2b" },
+	[ENTRY_PEER_BAN] = { "peer_ban", "PEER_BAN", "79ecec051cb34c3a91486f64fd349085" },
+	[ENTRY_PEER_UNBAN] = { "peer_unban", "PEER_UNBAN", "73f71a481cdb4da99e1d4e883ea387f8" },
 };
 
 const char *entry_kind_name(enum entry_kind kind)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * entry.h - one operator-facing entry (boundary crossed, attack detected,
- * tasks killed, incident closed, ban, ban ended) as produced by the correlator and
- * rendered by the journal, SIEM and text outputs.
+ * tasks killed, incident closed, ban, ban ended, peer ban, peer ban ended) as
+ * produced by the correlator and rendered by the journal, SIEM and text outputs.
  *
  * Field names are stored without the BRUTE_ prefix, in upper case
  * ("HIERARCHY"); each output adds its own spelling.  A name may repeat
@@ -24,8 +24,15 @@ enum entry_kind {
 	ENTRY_CLOSED,
 	ENTRY_BAN,		/* v2: execve() of a target banned for one attacker uid */
 	ENTRY_UNBAN,		/* v2: that ban ended (expired or lifted by root) */
+	ENTRY_PEER_BAN,		/* v3: a peer refused by the endpoint it attacked */
+	ENTRY_PEER_UNBAN,	/* v3: that peer ban ended (expired or lifted by root) */
 	_ENTRY_KIND_MAX,
 };
+
+/* The kinds forwarded to a SIEM unless siem_kinds says otherwise: all but boundary. */
+#define ENTRY_KINDS_SIEM_DEFAULT \
+	(1u << ENTRY_ATTACK | 1u << ENTRY_KILL | 1u << ENTRY_CLOSED | 1u << ENTRY_BAN | \
+	 1u << ENTRY_UNBAN | 1u << ENTRY_PEER_BAN | 1u << ENTRY_PEER_UNBAN)
 
 struct entry_field {
 	const char *name;	/* both in the entry's string arena */

@@ -3,6 +3,7 @@
  * forward.c - connection state machine, framing and acknowledgement.
  */
 #include "forward.h"
+#include "parked.h"
 #include "relp.h"
 #include "tls.h"
 
@@ -24,6 +25,7 @@
 #define RESOLVE_TIMEOUT_MS 5000
 #define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
 #define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
+#define PARK_RUN_MAX	8	/* RELP: refused in a row, beyond that the receiver refuses all */
 
 /* F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress */
 enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP };
@@ -71,6 +73,19 @@ struct forward {
 	bool tls_waiting;		/* TLS 1.3 handshake done, the server not heard from yet */
 	uint64_t tls_rx, tls_word_deadline;
 	struct relp *relp;		/* SIEM_RELP: the session thread; fd is its eventfd */
+	/* RELP: after the receiver refused a message, one message per session until it is found */
+	bool probing;
+	unsigned probe_left;		/* messages still to send alone */
+	bool refuses_all;		/* PARK_RUN_MAX in a row refused: back off, park nothing */
+	struct strbuf probe_msg;	/* the message of the probe session */
+	uint64_t probe_pos;		/* its spool position */
+	/* refused alone, in a row: parked once a message after them is accepted */
+	struct candidate {
+		struct strbuf msg;
+		uint64_t pos, end;
+	} cand[PARK_RUN_MAX];
+	unsigned ncand;
+	uint64_t oldest_pos, oldest_usec;	/* forward_oldest_usec()'s cache */
 };
 
 struct resolve_req;
@@ -99,7 +114,8 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	if (cfg->protocol == SIEM_TLS) {
 		char err[768];
 
-		if (tls_ctx_new(cfg->tls_ca, cfg->tls_cert, cfg->tls_key, &f->tls, err, sizeof(err)) < 0) {
+		if (tls_ctx_new(cfg->tls_ca, cfg->tls_cert, cfg->tls_key, cfg->tls_priority, &f->tls,
+				err, sizeof(err)) < 0) {
 			log_error("SIEM receiver %s:%s (tls): %s", cfg->host, cfg->port, err);
 			free(f);
 			return NULL;
@@ -140,6 +156,9 @@ void forward_free(struct forward *f)
 	resolve_collect(f);
 	sb_free(&f->cur);
 	sb_free(&f->scratch);
+	sb_free(&f->probe_msg);
+	for (unsigned i = 0; i < PARK_RUN_MAX; i++)
+		sb_free(&f->cand[i].msg);
 	tls_ctx_free(f->tls);
 	free(f);
 }
@@ -148,6 +167,8 @@ void forward_free(struct forward *f)
 static void fail_msg(struct forward *f, uint64_t now_ms, const char *what, const char *why)
 {
 	f->stats.failures++;
+	f->stats.last_error_usec = now_realtime_usec();
+	snprintf(f->stats.last_error, sizeof(f->stats.last_error), "%s: %s", what, why);
 	if (!f->outage_logged) {
 		log_warning("SIEM receiver %s:%s (%s): %s: %s; spooling, will retry",
 			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
@@ -275,10 +296,11 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 		uint64_t t = f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
 
 		struct relp_tls tls = { f->cfg.tls_ca, f->cfg.tls_cert, f->cfg.tls_key,
-					f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host };
+					f->cfg.tls_name[0] ? f->cfg.tls_name : f->cfg.host,
+					f->cfg.tls_priority[0] ? f->cfg.tls_priority : TLS_PRIORITY_DEFAULT };
 
 		f->relp = relp_new(f->cfg.host, f->cfg.port, (unsigned)((t + 999) / 1000),
-				   f->cfg.relp_window, &tls);
+				   f->cfg.relp_window, &tls, f->probing);
 		if (!f->relp) {
 			fail(f, now_ms, "RELP session", ENOMEM);
 			return;
@@ -455,31 +477,126 @@ static void connected(struct forward *f, uint64_t now_ms)
 	f->outage_logged = false;
 }
 
+/* The first position still to send: the spool's head, or after the refused ones. */
+static uint64_t resume_pos(const struct forward *f)
+{
+	return f->ncand ? f->cand[f->ncand - 1].end : spool_head(f->spool);
+}
+
+/* A message after the refused ones was accepted: they were the receiver's problem: parked. */
+static void park_candidates(struct forward *f)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", spool_dir(f->spool));
+	for (unsigned i = 0; i < f->ncand; i++) {
+		struct candidate *c = &f->cand[i];
+		int r = parked_keep(dir, c->pos, c->msg.buf ? c->msg.buf : "", c->msg.len);
+
+		f->stats.parked++;
+		if (r <= 0)
+			f->stats.park_failed++;
+		if (r > 0 && f->stats.parked <= 16)
+			log_error("SIEM receiver %s:%s (relp) refused the message at %llu and accepted the ones after it: parked in %s/%s, counted",
+				  f->cfg.host, f->cfg.port, (unsigned long long)c->pos, dir, PARKED_FILE);
+		else if (r <= 0)
+			log_error("SIEM receiver %s:%s (relp) refused the message at %llu: cannot keep it in %s/%s (%s): dropped, counted",
+				  f->cfg.host, f->cfg.port, (unsigned long long)c->pos, dir, PARKED_FILE,
+				  r == 0 ? "the file is full" : strerror(-r));
+		sb_reset(&c->msg);
+	}
+	f->ncand = 0;
+}
+
+/*
+ * RELP: the receiver answered a message with an error.  Resending the
+ * window would be refused again, forever, holding back everything after
+ * it: instead the unacknowledged messages are sent one per session
+ * (probing) to find which; a message refused alone is set aside, and
+ * parked (kept, counted: parked.h) once a message after it is accepted.
+ * PARK_RUN_MAX refused in a row mean the receiver refuses everything:
+ * nothing is parked, everything stays spooled, retried with backoff.
+ */
+static void relp_refused(struct forward *f, uint64_t now_ms, const char *err)
+{
+	struct candidate *c;
+
+	if (f->refuses_all) {
+		fail_msg(f, now_ms, "RELP", err);
+		return;
+	}
+	if (!f->probing) {
+		log_warning("SIEM receiver %s:%s (relp) refused a message (%s): sending the %zu unacknowledged one(s) one per session to find it",
+			    f->cfg.host, f->cfg.port, err, f->ring_n ? f->ring_n : (size_t)1);
+		f->probing = true;
+		f->probe_left = f->ring_n ? (unsigned)f->ring_n : 1;
+		close_conn(f);
+		f->retry_at = now_ms;	/* at once: the receiver is up */
+		return;
+	}
+	if (f->ncand == PARK_RUN_MAX || !f->ring_n) {
+		log_error("SIEM receiver %s:%s (relp) refuses every message (%u in a row, %s): nothing is parked, the entries stay spooled, retried with backoff",
+			  f->cfg.host, f->cfg.port, f->ncand + 1, err);
+		for (unsigned i = 0; i < f->ncand; i++)
+			sb_reset(&f->cand[i].msg);
+		f->ncand = 0;
+		f->refuses_all = true;
+		f->probing = false;
+		fail_msg(f, now_ms, "RELP", err);
+		return;
+	}
+	/* the probe's one message: set aside; the next one is sent alone too */
+	c = &f->cand[f->ncand++];
+	sb_reset(&c->msg);
+	sb_put(&c->msg, f->probe_msg.buf ? f->probe_msg.buf : "", f->probe_msg.len);
+	c->pos = f->probe_pos;
+	c->end = f->ring[f->ring_start].end_pos;
+	if (f->probe_left < 1)
+		f->probe_left = 1;
+	close_conn(f);
+	f->send_pos = resume_pos(f);
+	f->retry_at = now_ms;
+}
+
 /* RELP: messages the receiver acknowledged leave the spool; a broken session is a failure. */
 static void check_relp(struct forward *f, uint64_t now_ms)
 {
 	uint64_t acked;
-	bool up;
+	bool up, refused;
 	char err[512];
 
-	bool ok = relp_collect(f->relp, &acked, &up, err, sizeof(err));
+	bool ok = relp_collect(f->relp, &acked, &up, &refused, err, sizeof(err));
 
 	if (ok && up && !f->stats.connected) {
 		f->stats.connected = true;
 		connected(f, now_ms);
 	}
 	while (f->ring_n && f->ring[f->ring_start].end_pos <= acked) {
+		/* accepted: the receiver takes messages; those it refused before are parked */
+		park_candidates(f);
+		f->refuses_all = false;
 		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
 		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
 		f->ring_n--;
 		f->stats.acked++;
+		f->stats.last_delivery_usec = now_realtime_usec();
 		f->progress_ms = now_ms;
 		f->backoff = f->cfg.retry_min_ms;
+		if (f->probing && --f->probe_left == 0) {
+			f->probing = false;
+			log_notice("SIEM receiver %s:%s (relp): back to sending windows of %u",
+				   f->cfg.host, f->cfg.port, f->cfg.relp_window);
+			close_conn(f);	/* the next session is a normal one */
+			f->retry_at = now_ms;
+			return;
+		}
 	}
 	if (!f->ring_n)
 		f->progress_ms = now_ms;
 	/* what was acknowledged before the session broke is applied first (above) */
-	if (!ok)
+	if (!ok && refused)
+		relp_refused(f, now_ms, err);
+	else if (!ok)
 		fail_msg(f, now_ms, "RELP", err);
 }
 
@@ -509,6 +626,7 @@ static void check_acks(struct forward *f, uint64_t now_ms)
 		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
 		f->ring_n--;
 		f->stats.acked++;
+		f->stats.last_delivery_usec = now_realtime_usec();
 		f->backoff = f->cfg.retry_min_ms;
 	}
 }
@@ -554,10 +672,15 @@ static void pump(struct forward *f, uint64_t now_ms)
 		ssize_t n;
 
 		if (f->cur.len == 0) {
-			if (f->ring_n == INFLIGHT_MAX || !load_next(f))
+			if (f->ring_n == INFLIGHT_MAX || (f->probing && f->ring_n) || !load_next(f))
 				return;
 		}
 		if (f->relp) {
+			if (f->probing) {
+				sb_reset(&f->probe_msg);
+				sb_put(&f->probe_msg, f->cur.buf, f->cur.len);
+				f->probe_pos = f->send_pos;
+			}
 			int r = relp_send(f->relp, f->cur.buf, f->cur.len, f->cur_end_pos);
 
 			if (r == -EAGAIN)
@@ -643,9 +766,9 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			return;
 		revents = 0;
 	} else if (f->state == F_DOWN) {
-		if (spool_empty(f->spool) || now_ms < f->retry_at)
+		if (spool_empty(f->spool) || now_ms < f->retry_at || resume_pos(f) >= spool_tail(f->spool))
 			return;
-		f->send_pos = spool_head(f->spool);
+		f->send_pos = resume_pos(f);
 		start_connect(f, now_ms);
 		if (f->state == F_DOWN)
 			return;
@@ -735,8 +858,8 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 {
 	if (f->state == F_DOWN && (f->resolving || f->abandoned))
 		return now_ms + RESOLVE_POLL_MS;
-	if (f->state == F_DOWN)
-		return spool_empty(f->spool) ? UINT64_MAX : f->retry_at;
+	if (f->state == F_DOWN)	/* nothing to send but the refused ones: wait for more */
+		return resume_pos(f) >= spool_tail(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
 	if (f->state == F_HANDSHAKE && f->tls_waiting)
@@ -746,6 +869,27 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 	if ((f->state == F_CONNECTING || (f->state == F_UP && f->cur.len)) && f->cfg.timeout_ms)
 		return f->progress_ms + f->cfg.timeout_ms;
 	return UINT64_MAX;
+}
+
+uint64_t forward_oldest_usec(struct forward *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct entry e;
+	uint64_t at, next;
+
+	if (spool_empty(f->spool))
+		return 0;
+	if (f->oldest_pos == spool_head(f->spool) && f->oldest_usec)
+		return f->oldest_usec;
+	f->oldest_usec = 0;
+	if (spool_read_at(f->spool, spool_head(f->spool), &sb, &at, &next) == 0 &&
+	    entry_deserialize(sb.buf, sb.len, &e) == 0) {
+		f->oldest_usec = e.timestamp_usec ? e.timestamp_usec : 1;
+		f->oldest_pos = spool_head(f->spool);
+		entry_free(&e);
+	}
+	sb_free(&sb);
+	return f->oldest_usec;
 }
 
 bool forward_idle(const struct forward *f)

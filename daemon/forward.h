@@ -39,15 +39,21 @@ struct forward_config {
 	 * the name the server certificate must carry ("": host) */
 	char tls_ca[PATH_MAX], tls_cert[PATH_MAX], tls_key[PATH_MAX];
 	char tls_name[256];
+	char tls_priority[256];	/* GnuTLS priority string (tls and relp over TLS) */
 	unsigned relp_window;	/* SIEM_RELP: messages sent before waiting for acknowledgements */
 };
 
 struct forward_stats {
 	uint64_t connects, failures, sent, acked, skipped;
 	uint64_t refused;	/* messages the transport refused (EMSGSIZE): dropped */
+	uint64_t parked;	/* RELP: messages the receiver refused, kept aside (parked.h) */
+	uint64_t park_failed;	/* of those, not kept (the file full or not writable): dropped */
 	uint64_t stalls;	/* connections dropped for lack of progress */
 	uint64_t resolve_timeouts; /* name resolutions abandoned (no answer in time) */
 	bool connected;
+	uint64_t last_delivery_usec;	/* realtime of the last acknowledgement, 0: none yet */
+	uint64_t last_error_usec;	/* realtime of the last failure, 0: none yet */
+	char last_error[256];		/* "what: why" of that failure */
 };
 
 struct forward;
@@ -69,6 +75,9 @@ int forward_submit(struct forward *f, const struct entry *e);
 bool forward_pollfd(const struct forward *f, struct pollfd *pfd);
 void forward_dispatch(struct forward *f, short revents, uint64_t now_ms);
 uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms);
+
+/* Timestamp (realtime usec) of the oldest entry in the spool, 0 if it is empty. */
+uint64_t forward_oldest_usec(struct forward *f);
 
 /* Nothing left to send or waiting for acknowledgement. */
 bool forward_idle(const struct forward *f);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libaudit.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,58 @@ void health_probe(const char *root, enum health_audit audit, int audit_err,
 		h->brute = BRUTE_ABSENT;	/* no securityfs entry and no sysctl: no Brute */
 }
 
+/*
+ * The reply to an AUDIT_GET sent on fd, waited for with poll() for at most
+ * timeout_ms in all (the loop must never hang on a reply that does not come).
+ */
+enum health_audit health_audit_reply(int fd, int timeout_ms, int *err)
+{
+	uint64_t end = now_monotonic_ms() + (uint64_t)timeout_ms;
+	struct audit_reply rep;
+
+	/* the reply, or the NLMSG_ERROR of a refusal (EPERM without CAP_AUDIT_CONTROL) */
+	for (int i = 0; i < 4;) {
+		uint64_t now = now_monotonic_ms();
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int n;
+
+		if (now >= end) {
+			*err = ETIMEDOUT;
+			return AUDIT_UNKNOWN;
+		}
+		n = poll(&p, 1, (int)(end - now));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = errno;
+			return AUDIT_UNKNOWN;
+		}
+		if (n == 0)
+			continue;	/* the time is checked above */
+		n = audit_get_reply(fd, &rep, GET_REPLY_NONBLOCKING, 0);
+		if (n == -EAGAIN)
+			continue;
+		i++;
+		if (n <= 0) {
+			*err = n < 0 ? -n : ENODATA;
+			return AUDIT_UNKNOWN;
+		}
+		if (rep.type == NLMSG_ERROR && rep.error) {
+			if (rep.error->error) {
+				*err = -rep.error->error;
+				return AUDIT_UNKNOWN;
+			}
+			continue;	/* the ACK */
+		}
+		if (rep.type == AUDIT_GET && rep.status)
+			return rep.status->enabled ? AUDIT_ENABLED : AUDIT_DISABLED;
+	}
+	*err = ENODATA;
+	return AUDIT_UNKNOWN;
+}
+
 enum health_audit health_query_audit(int *err)
 {
-	struct audit_reply rep;
 	enum health_audit r = AUDIT_UNKNOWN;
 	int fd, n;
 
@@ -91,31 +141,11 @@ enum health_audit health_query_audit(int *err)
 		return AUDIT_UNKNOWN;
 	}
 	n = audit_request_status(fd);
-	if (n <= 0) {
+	if (n <= 0)
 		/* libaudit returns the kernel's refusal (its ACK) as -errno */
 		*err = n < 0 ? -n : (errno ? errno : EIO);
-		goto out;
-	}
-	/* the reply, or the NLMSG_ERROR of a refusal (EPERM without CAP_AUDIT_CONTROL) */
-	for (int i = 0; i < 4; i++) {
-		n = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0);
-		if (n <= 0) {
-			*err = n < 0 ? -n : ENODATA;
-			break;
-		}
-		if (rep.type == NLMSG_ERROR && rep.error) {
-			if (rep.error->error) {
-				*err = -rep.error->error;
-				break;
-			}
-			continue;	/* the ACK */
-		}
-		if (rep.type == AUDIT_GET && rep.status) {
-			r = rep.status->enabled ? AUDIT_ENABLED : AUDIT_DISABLED;
-			break;
-		}
-	}
-out:
+	else
+		r = health_audit_reply(fd, HEALTH_AUDIT_TIMEOUT_MS, err);
 	audit_close(fd);
 	return r;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define HEALTH_POLL_MS 30000
+#define HEALTH_AUDIT_TIMEOUT_MS 1000	/* the most AUDIT_GET may take (the event loop waits) */
 
 enum health_brute { BRUTE_UNKNOWN, BRUTE_ACTIVE, BRUTE_ABSENT };
 /* audit: what AUDIT_GET says; unknown without CAP_AUDIT_CONTROL */
@@ -35,8 +36,11 @@ struct health {
  */
 void health_probe(const char *root, enum health_audit audit, int audit_err,
 		  uint64_t rcvbuf, uint64_t rcvbuf_want, struct health *h);
-/* AUDIT_GET with libaudit; *err set when AUDIT_UNKNOWN. */
+/* AUDIT_GET with libaudit; *err set when AUDIT_UNKNOWN (ETIMEDOUT: no answer in
+ * HEALTH_AUDIT_TIMEOUT_MS). */
 enum health_audit health_query_audit(int *err);
+/* Its second half: wait for the reply on fd, for at most timeout_ms. */
+enum health_audit health_audit_reply(int fd, int timeout_ms, int *err);
 /* A buffer of less than half of what was asked for counts as capped. */
 bool health_rcvbuf_capped(const struct health *h);
 /* Number of conditions that make the daemon useless or lossy. */

@@ -32,6 +32,7 @@ struct input {
 	off_t pos;
 	uint64_t overruns;
 	uint64_t last_overrun_log;
+	uint64_t truncated;	/* netlink messages longer than buf: never parsed */
 	char *buf;
 	size_t buf_size;
 };
@@ -68,7 +69,6 @@ void input_free(struct input *in)
 int input_open_netlink(struct parser *p, uint64_t rcvbuf, struct input **ret)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct input *in;
 	int fd, size, r;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
@@ -89,11 +89,18 @@ int input_open_netlink(struct parser *p, uint64_t rcvbuf, struct input **ret)
 	/* FORCE needs CAP_NET_ADMIN; otherwise net.core.rmem_max caps it */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	in = input_alloc(INPUT_NETLINK, p, NL_BUF);
-	if (!in) {
+	r = input_open_netlink_fd(p, fd, NL_BUF, ret);
+	if (r < 0)
 		close(fd);
+	return r;
+}
+
+int input_open_netlink_fd(struct parser *p, int fd, size_t bufsize, struct input **ret)
+{
+	struct input *in = input_alloc(INPUT_NETLINK, p, bufsize);
+
+	if (!in)
 		return -ENOMEM;
-	}
 	in->fd = fd;
 	*ret = in;
 	return 0;
@@ -161,6 +168,11 @@ uint64_t input_overruns(const struct input *in)
 	return in->overruns;
 }
 
+uint64_t input_truncated(const struct input *in)
+{
+	return in->truncated;
+}
+
 enum input_kind input_kind(const struct input *in)
 {
 	return in->kind;
@@ -173,7 +185,8 @@ static int read_netlink(struct input *in)
 	for (int i = 0; i < NL_BATCH; i++) {
 		struct sockaddr_nl from;
 		socklen_t fromlen = sizeof(from);
-		ssize_t n = recvfrom(in->fd, in->buf, in->buf_size, MSG_DONTWAIT,
+		/* MSG_TRUNC: n is the datagram's real length, even when longer than buf */
+		ssize_t n = recvfrom(in->fd, in->buf, in->buf_size, MSG_DONTWAIT | MSG_TRUNC,
 				     (struct sockaddr *)&from, &fromlen);
 		struct nlmsghdr *nh;
 
@@ -197,6 +210,13 @@ static int read_netlink(struct input *in)
 		progress = INPUT_PROGRESS;
 		if (fromlen != sizeof(from) || from.nl_pid != 0)
 			continue;	/* only the kernel speaks on this group */
+		if ((size_t)n > in->buf_size) {
+			/* cut by the buffer: its records are lost, counted (never half-parsed) */
+			if (in->truncated++ == 0)
+				log_error("a %zd-byte netlink message was longer than the %zu-byte receive buffer: its records are lost (counted as lost; further ones are only counted)",
+					  n, in->buf_size);
+			continue;
+		}
 		/*
 		 * n stays signed: audit's nlmsg_len is not padded, so NLMSG_NEXT()
 		 * takes n below zero after the last message, which NLMSG_OK() must

@@ -23,6 +23,8 @@ enum {
 struct input;
 
 int input_open_netlink(struct parser *p, uint64_t rcvbuf, struct input **ret);
+/* An already set up netlink socket, read with a buffer of bufsize bytes (tests). */
+int input_open_netlink_fd(struct parser *p, int fd, size_t bufsize, struct input **ret);
 int input_open_fd(struct parser *p, int fd, struct input **ret);
 int input_open_file(struct parser *p, const char *path, bool follow, struct input **ret);
 void input_free(struct input *in);
@@ -33,6 +35,8 @@ int input_pollfd(const struct input *in);
 int input_read(struct input *in);
 /* Netlink receive-buffer overruns (ENOBUFS): records lost in the kernel. */
 uint64_t input_overruns(const struct input *in);
+/* Netlink messages longer than the read buffer (MSG_TRUNC): their records are lost. */
+uint64_t input_truncated(const struct input *in);
 enum input_kind input_kind(const struct input *in);
 /* Netlink: the receive buffer the socket got (bytes, as set), 0 for other inputs. */
 uint64_t input_rcvbuf(const struct input *in);

@@ -6,6 +6,7 @@
  * the event loop tying input -> parser -> correlate -> output together.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "input.h"
 #include "output.h"
 #include "parser.h"
+#include "reload.h"
 #include "spool.h"
 #include "status.h"
 #include "unit.h"
@@ -60,6 +62,7 @@ struct args {
 	int journal;		/* -1: from config */
 	bool forward;
 	bool check_config;
+	bool reload;
 	bool stats;
 	bool health;
 	int log_level;		/* -1: from config */
@@ -85,6 +88,7 @@ struct daemon {
 	struct status_counters published;
 	uint64_t started_usec;
 	bool status_file_failed;
+	struct status_reload reload;	/* the verdict of the last SIGHUP */
 	uint64_t rcvbuf_asked;	/* netlink_rcvbuf when the socket was opened (a reload does not resize it) */
 };
 
@@ -103,7 +107,10 @@ static void help(void)
 	       "     --journal=BOOL    send entries to the journal (default: config;\n"
 	       "                       never with --input unless given)\n"
 	       "     --forward         with --input: also forward to the configured SIEM\n"
-	       "     --check-config    validate the configuration and exit\n"
+	       "     --check-config    validate the configuration (and that the spool\n"
+	       "                       directory is usable) and exit\n"
+	       "     --reload          make the running daemon reload its configuration,\n"
+	       "                       exit 1 if it refuses (the unit's ExecReload=)\n"
 	       "  -s --stats           print counters on exit\n"
 	       "     --health          check Brute, audit and the mode, print what is wrong,\n"
 	       "                       exit 1 if anything is (as root: audit's state too)\n"
@@ -117,7 +124,8 @@ static void help(void)
 /* > 0 continue, 0 exit successfully (help), < 0 error */
 static int parse_argv(int argc, char **argv, struct args *a)
 {
-	enum { ARG_STDIN = 0x100, ARG_JOURNAL, ARG_FORWARD, ARG_CHECK, ARG_VERSION, ARG_HEALTH };
+	enum { ARG_STDIN = 0x100, ARG_JOURNAL, ARG_FORWARD, ARG_CHECK, ARG_VERSION, ARG_HEALTH,
+	       ARG_RELOAD };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "stdin", no_argument, NULL, ARG_STDIN },
@@ -127,6 +135,7 @@ static int parse_argv(int argc, char **argv, struct args *a)
 		{ "journal", required_argument, NULL, ARG_JOURNAL },
 		{ "forward", no_argument, NULL, ARG_FORWARD },
 		{ "check-config", no_argument, NULL, ARG_CHECK },
+		{ "reload", no_argument, NULL, ARG_RELOAD },
 		{ "stats", no_argument, NULL, 's' },
 		{ "health", no_argument, NULL, ARG_HEALTH },
 		{ "debug", no_argument, NULL, 'd' },
@@ -186,6 +195,9 @@ static int parse_argv(int argc, char **argv, struct args *a)
 		case ARG_CHECK:
 			a->check_config = true;
 			break;
+		case ARG_RELOAD:
+			a->reload = true;
+			break;
 		case 's':
 			a->stats = true;
 			break;
@@ -229,6 +241,36 @@ static int load_config(const struct args *a, struct brute_config *cfg, bool relo
 	return config_read(a->config_path, a->config_given || reloading, cfg);
 }
 
+/*
+ * --check-config: the spool directory exists or can be created, and files
+ * can be made in it, as the process running the check sees it.
+ */
+static int check_spool_dir(const struct args *a, const struct brute_config *cfg)
+{
+	char probe[PATH_MAX + 64];
+	int fd, r = mkdir_p(cfg->spool_dir, 0700);
+
+	if (r < 0) {
+		log_error("spool_dir %s: cannot create it: %s", cfg->spool_dir, strerror(-r));
+		return r;
+	}
+	snprintf(probe, sizeof(probe), "%s/.check-config.%d", cfg->spool_dir, (int)getpid());
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		r = -errno;
+		log_error("spool_dir %s: cannot create files there: %s", cfg->spool_dir, strerror(errno));
+		return r;
+	}
+	close(fd);
+	unlink(probe);
+	/* outside the unit: what its sandbox will say */
+	if (a->mode == MODE_NETLINK && !getenv("STATE_DIRECTORY") &&
+	    strncmp(cfg->spool_dir, SPOOL_DEFAULT_DIR, strlen(SPOOL_DEFAULT_DIR)) != 0)
+		log_warning("spool_dir %s is outside %s: under brute-reportd.service (ProtectSystem=strict) only its StateDirectory= is writable; without ReadWritePaths=%s in a drop-in, the service cannot start or reload with it",
+			    cfg->spool_dir, SPOOL_DEFAULT_DIR, cfg->spool_dir);
+	return 0;
+}
+
 static void apply_log_level(const struct daemon *d)
 {
 	log_set_max_level(d->args.log_level >= 0 ? d->args.log_level : d->cfg.log_level);
@@ -249,36 +291,92 @@ static bool fwd_equal(const struct forward_config *a, const struct forward_confi
 	       a->timeout_ms == b->timeout_ms && !strcmp(a->siem.sd_id, b->siem.sd_id) &&
 	       a->siem.json_format == b->siem.json_format && !strcmp(a->tls_ca, b->tls_ca) &&
 	       !strcmp(a->tls_cert, b->tls_cert) && !strcmp(a->tls_key, b->tls_key) &&
-	       !strcmp(a->tls_name, b->tls_name) && a->relp_window == b->relp_window;
+	       !strcmp(a->tls_name, b->tls_name) && !strcmp(a->tls_priority, b->tls_priority) &&
+	       a->relp_window == b->relp_window;
+}
+
+/* The spool cfg names, ready: created if missing, locked, its limits set. */
+static int open_spool(const struct brute_config *cfg, struct spool **ret, char *err, size_t errlen)
+{
+	int r;
+
+	/* as an auditd plugin there is no StateDirectory= to create it */
+	r = mkdir_p(cfg->spool_dir, 0700);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot create the SIEM spool directory %.300s: %s", cfg->spool_dir,
+			 strerror(-r));
+		return r;
+	}
+	r = spool_open(cfg->spool_dir, cfg->spool_max_size, cfg->spool_sync, ret);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot open the SIEM spool in %.300s: %s", cfg->spool_dir,
+			 r == -EBUSY ? "another process uses it" : strerror(-r));
+		return r;
+	}
+	spool_set_min_free(*ret, cfg->spool_min_free);
+	return 0;
+}
+
+/*
+ * Make the SIEM forwarding what cfg says, or nothing of it: the new spool
+ * and forwarder are set up first (the spool reused when its directory is
+ * the same), and only then replace the running ones.  On failure
+ * everything running stays as it was and err says why.
+ */
+static int switch_siem(struct daemon *d, const struct brute_config *cfg, char *err, size_t errlen)
+{
+	bool same_spool = d->spool && !strcmp(cfg->spool_dir, d->cfg.spool_dir);
+	struct spool *sp = NULL;
+	struct forward *fw = NULL;
+	int r;
+
+	if (use_siem(d, cfg)) {
+		if (same_spool) {
+			sp = d->spool;
+		} else {
+			r = open_spool(cfg, &sp, err, errlen);
+			if (r < 0)
+				return r;
+		}
+		fw = forward_new(&cfg->fwd, sp);	/* logs what is wrong with TLS files */
+		if (!fw) {
+			snprintf(err, errlen, "cannot set up forwarding to %s:%s (%s)", cfg->fwd.host,
+				 cfg->fwd.port, siem_protocol_name(cfg->fwd.protocol));
+			if (sp != d->spool)
+				spool_close(sp);
+			return -EINVAL;
+		}
+		spool_set_limits(sp, cfg->spool_max_size, cfg->spool_sync);
+		spool_set_min_free(sp, cfg->spool_min_free);
+	}
+	forward_free(d->forward);
+	if (d->spool && d->spool != sp) {
+		if (!spool_empty(d->spool))
+			log_notice("%llu SIEM message(s) stay in %s: this configuration spools into %s",
+				   (unsigned long long)spool_get_stats(d->spool)->records,
+				   spool_dir(d->spool), sp ? spool_dir(sp) : "nothing (no SIEM)");
+		spool_close(d->spool);
+	}
+	d->spool = sp;
+	d->forward = fw;
+	if (sp && !same_spool && !spool_empty(sp))
+		log_notice("%llu spooled SIEM message(s) from a previous run will be delivered first",
+			   (unsigned long long)spool_get_stats(sp)->records);
+	if (fw)
+		log_info("forwarding %s entries to %s:%s (%s)",
+			 cfg->siem_kinds == ((1u << _ENTRY_KIND_MAX) - 1) ? "all" : "selected",
+			 cfg->fwd.host, cfg->fwd.port, siem_protocol_name(cfg->fwd.protocol));
+	return 0;
 }
 
 static int setup_siem(struct daemon *d)
 {
-	int r;
+	char err[512];
+	int r = switch_siem(d, &d->cfg, err, sizeof(err));
 
-	if (!use_siem(d, &d->cfg))
-		return 0;
-	/* as an auditd plugin there is no StateDirectory= to create it */
-	if (mkdir(d->cfg.spool_dir, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
-		log_error("cannot create the SIEM spool directory %s: %s", d->cfg.spool_dir, strerror(errno));
-		return r;
-	}
-	r = spool_open(d->cfg.spool_dir, d->cfg.spool_max_size, d->cfg.spool_sync, &d->spool);
-	if (r < 0) {
-		log_error("cannot open the SIEM spool in %s: %s", d->cfg.spool_dir, strerror(-r));
-		return r;
-	}
-	if (!spool_empty(d->spool))
-		log_notice("%llu spooled SIEM message(s) from a previous run will be delivered first",
-			   (unsigned long long)spool_get_stats(d->spool)->records);
-	d->forward = forward_new(&d->cfg.fwd, d->spool);
-	if (!d->forward)
-		return -ENOMEM;
-	log_info("forwarding %s entries to %s:%s (%s)",
-		 d->cfg.siem_kinds == ((1u << _ENTRY_KIND_MAX) - 1) ? "all" : "selected",
-		 d->cfg.fwd.host, d->cfg.fwd.port, siem_protocol_name(d->cfg.fwd.protocol));
-	return 0;
+	if (r < 0)
+		log_error("%s", err);
+	return r;
 }
 
 static void teardown_siem(struct daemon *d)
@@ -302,62 +400,90 @@ static void apply_outputs(struct daemon *d)
 	d->out.fmt.opts = &d->cfg.fwd.siem;
 }
 
+static void publish_status(struct daemon *d, uint64_t now, bool force);
+
+/*
+ * SIGHUP.  All or nothing: a file that cannot be loaded, or forwarding
+ * that cannot be set up as configured (a spool directory that cannot be
+ * used, TLS files...), leaves the running configuration in place.  The
+ * verdict goes to the log and the state file, where brute-reportd
+ * --reload (ExecReload=) waits for it.
+ */
 static void reload(struct daemon *d)
 {
 	struct brute_config n;
+	char err[512] = "";
 	bool siem_changed;
+	int r;
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)now_monotonic_ms() * 1000);
-	if (load_config(&d->args, &n, true) < 0) {
-		log_error("reload failed, keeping the current configuration");
-		sd_notify(0, "READY=1");
-		return;
+	r = load_config(&d->args, &n, true);
+	if (r < 0) {
+		snprintf(err, sizeof(err), "%s: %s", d->args.config_path,
+			 r == -EINVAL ? "the file has errors (logged above)" :
+			 r == -EPERM ? "refused (its owner or mode, logged above)" : strerror(-r));
+	} else {
+		n.corr.record_time = d->record_time;
+		siem_changed = !fwd_equal(&n.fwd, &d->cfg.fwd) ||
+			       strcmp(n.spool_dir, d->cfg.spool_dir) != 0 ||
+			       use_siem(d, &n) != use_siem(d, &d->cfg);
+		if (siem_changed)
+			r = switch_siem(d, &n, err, sizeof(err));
+		else if (d->spool) {
+			spool_set_limits(d->spool, n.spool_max_size, n.spool_sync);
+			spool_set_min_free(d->spool, n.spool_min_free);
+		}
 	}
-	n.corr.record_time = d->record_time;
-	siem_changed = !fwd_equal(&n.fwd, &d->cfg.fwd) ||
-		       strcmp(n.spool_dir, d->cfg.spool_dir) != 0 ||
-		       use_siem(d, &n) != use_siem(d, &d->cfg);
-	if (n.netlink_rcvbuf != d->cfg.netlink_rcvbuf)
-		log_notice("netlink_rcvbuf changes take effect at the next start");
-	d->cfg = n;
-	apply_log_level(d);
-	correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
-	if (siem_changed) {
-		teardown_siem(d);
-		if (setup_siem(d) < 0)
-			log_error("SIEM forwarding disabled until the configuration is fixed");
-	} else if (d->spool) {
-		spool_set_limits(d->spool, d->cfg.spool_max_size, d->cfg.spool_sync);
+	d->reload.count++;
+	d->reload.failed = r < 0;
+	snprintf(d->reload.error, sizeof(d->reload.error), "%s", r < 0 ? err : "");
+	if (r < 0) {
+		log_error("reload failed, keeping the running configuration: %s", err);
+	} else {
+		if (n.netlink_rcvbuf != d->cfg.netlink_rcvbuf)
+			log_notice("netlink_rcvbuf changes take effect at the next start");
+		d->cfg = n;
+		apply_log_level(d);
+		correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
+		apply_outputs(d);
+		log_info("configuration reloaded");
 	}
-	apply_outputs(d);
-	log_info("configuration reloaded");
+	/* READY=1 first: when --reload (ExecReload=) sees the verdict and exits, systemd has the
+	 * end of the reload already (else it would wait for one after the job ended) */
 	sd_notify(0, "READY=1");
+	d->status_due = true;
+	publish_status(d, now_monotonic_ms(), true);
 }
 
 static void log_stats(struct daemon *d, bool to_stderr)
 {
 	const struct parser_stats *ps = parser_get_stats(d->parser);
 	const struct correlate_stats *cs = correlate_get_stats(d->corr);
-	char buf[1024];
+	char buf[1536];
 
 	snprintf(buf, sizeof(buf),
 		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, other %llu, "
-		 "netlink overruns %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
+		 "netlink overruns %llu, truncated %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
 		 "attacks %llu, kills %llu, evictions %llu, expired %llu, late %llu, memory %llu KiB, "
-		 "targets %llu, bans %llu, ban ends %llu; "
+		 "targets %llu, bans %llu, ban ends %llu, peer bans %llu, peer ban ends %llu, "
+		 "uncharged crashes %llu, records the kernel dropped %llu; "
 		 "entries %llu, journal failures %llu, "
 		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
 		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
 		 (unsigned long long)ps->malformed, (unsigned long long)ps->garbage,
 		 (unsigned long long)ps->oversized, (unsigned long long)ps->other,
 		 (unsigned long long)(d->input ? input_overruns(d->input) : 0),
+		 (unsigned long long)(d->input ? input_truncated(d->input) : 0),
 		 (unsigned long long)cs->hierarchies, (unsigned long long)cs->incidents,
 		 (unsigned long long)cs->opened, (unsigned long long)cs->closed,
 		 (unsigned long long)cs->attacks, (unsigned long long)cs->kills,
 		 (unsigned long long)cs->evictions, (unsigned long long)cs->expired,
 		 (unsigned long long)cs->late, (unsigned long long)(cs->memory >> 10),
 		 (unsigned long long)cs->targets, (unsigned long long)cs->bans,
-		 (unsigned long long)cs->unbans, (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
+		 (unsigned long long)cs->unbans, (unsigned long long)cs->peer_bans,
+		 (unsigned long long)cs->peer_unbans, (unsigned long long)cs->uncharged,
+		 (unsigned long long)cs->kernel_dropped,
+		 (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
 		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->records : 0),
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0));
@@ -456,10 +582,13 @@ static void probe_health(struct daemon *d, bool first)
 		d->status_due = true;
 }
 
-static void counters(const struct daemon *d, struct status_counters *c)
+/* oldest: read the oldest spooled entry's time (one spool read when the head moved); else
+ * the published one is copied (what decides a publication is the rest) */
+static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 {
 	const struct correlate_stats *cs = correlate_get_stats(d->corr);
 	const struct spool_stats *ss = d->spool ? spool_get_stats(d->spool) : NULL;
+	const struct forward_stats *fs = d->forward ? forward_get_stats(d->forward) : NULL;
 
 	memset(c, 0, sizeof(*c));
 	c->records = parser_get_stats(d->parser)->records;
@@ -468,28 +597,43 @@ static void counters(const struct daemon *d, struct status_counters *c)
 	c->attacks = cs->attacks;
 	c->entries = cs->entries;
 	c->queued = d->out.forwarded;
-	c->dropped = d->out.forward_failed + (ss ? ss->dropped : 0);
+	/* never delivered: not queued (the spool refused them), dropped from a full spool,
+	 * corrupt in it, too long for a datagram, refused by the receiver and not kept */
+	c->dropped = d->out.forward_failed + (ss ? ss->dropped + ss->corrupt : 0) +
+		     (fs ? fs->refused + fs->park_failed : 0);
 	c->spooled = ss ? ss->records : 0;
-	c->lost = d->input ? input_overruns(d->input) : 0;
+	c->lost = d->input ? input_overruns(d->input) + input_truncated(d->input) : 0;
+	if (fs) {
+		c->parked = fs->parked - fs->park_failed;
+		snprintf(c->siem, sizeof(c->siem), "%s", siem_protocol_name(d->cfg.fwd.protocol));
+		snprintf(c->siem_target, sizeof(c->siem_target), "%s:%s", d->cfg.fwd.host, d->cfg.fwd.port);
+		c->connected = fs->connected;
+		c->failures = fs->failures;
+		c->last_delivery_usec = fs->last_delivery_usec;
+		c->last_error_usec = fs->last_error_usec;
+		snprintf(c->last_error, sizeof(c->last_error), "%s", fs->last_error);
+		c->oldest_usec = oldest ? forward_oldest_usec(d->forward) : d->published.oldest_usec;
+	}
 }
 
 /* STATUS= and the state file: on a health change at once, counters at most every 5 s. */
 static void publish_status(struct daemon *d, uint64_t now, bool force)
 {
 	struct status_counters c;
-	char text[512];
+	char text[1024];
 	int r;
 
 	if (!d->live)
 		return;
-	counters(d, &c);
+	counters(d, &c, false);
 	if (!force && !d->status_due && !memcmp(&c, &d->published, sizeof(c)))
 		return;
 	if (!force && !d->status_due && d->status_last && now - d->status_last < STATUS_MIN_INTERVAL_MS)
 		return;
+	counters(d, &c, true);
 	status_text(&d->health, &c, text, sizeof(text));
 	sd_notifyf(0, "STATUS=%s", text);
-	r = status_write(status_dir(), &d->health, &c, (uint64_t)getpid(), d->started_usec);
+	r = status_write(status_dir(), &d->health, &c, &d->reload, (uint64_t)getpid(), d->started_usec);
 	if (r < 0 && !d->status_file_failed)
 		log_warning("cannot write the state file %s/%s: %s (brutectl status will not show the daemon)",
 			    status_dir(), STATUS_FILE, strerror(-r));
@@ -500,13 +644,13 @@ static void publish_status(struct daemon *d, uint64_t now, bool force)
 }
 
 /* When publish_status has something to do next. */
-static uint64_t status_deadline(const struct daemon *d)
+static uint64_t status_deadline(struct daemon *d)
 {
 	struct status_counters c;
 
 	if (!d->live)
 		return UINT64_MAX;
-	counters(d, &c);
+	counters(d, &c, false);
 	if (d->status_due)
 		return 0;
 	if (!memcmp(&c, &d->published, sizeof(c)))
@@ -622,8 +766,12 @@ static int run(int argc, char **argv)
 	if (r <= 0)
 		return r;
 	log_set_quiet(d.args.quiet);
+	config_set_plugin_mode(d.args.mode == MODE_PLUGIN);
 	if (d.args.log_level >= 0)
 		log_set_max_level(d.args.log_level);
+
+	if (d.args.reload)
+		return reload_client(status_dir(), RELOAD_TIMEOUT_MS);
 
 	/* configuration file first, then the command line on top */
 	r = load_config(&d.args, &d.cfg, false);
@@ -631,6 +779,11 @@ static int run(int argc, char **argv)
 		return r;
 	apply_log_level(&d);
 	if (d.args.check_config) {
+		if (use_siem(&d, &d.cfg)) {
+			r = check_spool_dir(&d.args, &d.cfg);
+			if (r < 0)
+				return r;
+		}
 		printf("%s: configuration OK\n", d.args.config_path);
 		return 0;
 	}

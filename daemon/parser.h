@@ -4,7 +4,7 @@
  * protocol) or raw netlink audit messages into struct brute_record via
  * libauparse in feed mode.
  *
- * Only records whose type is one of brute's (1710-1717) are handed to
+ * Only records whose type is one of brute's (1710-1719) are handed to
  * libauparse; the type token is the only thing looked at before that.
  * Each of them is fed and then flushed, so nothing waits for libauparse's
  * end-of-event timeout: brute's signal-path records are standalone and

@@ -7,6 +7,7 @@
  */
 #include "record.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 
 #include "util.h"
 
-static const char *const boundary_names[] = { "setid", "fcaps", "cred", "network" };
+static const char *const boundary_names[] = { "setid", "fcaps", "cred", "network", "unix" };
 
 unsigned boundary_from_name(const char *name)
 {
@@ -75,9 +76,32 @@ void boundaries_to_list(unsigned mask, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
+/* Names as the records spell them, indexed by the enums of record.h. */
+static const char *const attack_names[] = { NULL, "fork", "exec", "peer", "backstop" };
+static const char *const action_names[] = { NULL, "kill", "audit", "ban", "none", "peer_ban" };
+static const char *const source_names[] = { NULL, "peer", "user", "unknown" };
+static const char *const scope_names[] = { NULL, "target", "overflow", "any" };
+static const char *const proto_names[] = { NULL, "tcp", "unix" };
+
+/* The index of v in names[1..], or 0. */
+static int name_index(const char *const *names, size_t n, const char *v)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(names[i], v) == 0)
+			return (int)i;
+	return 0;
+}
+
+static const char *name_of(const char *const *names, size_t n, int i)
+{
+	return i > 0 && (size_t)i < n ? names[i] : NULL;
+}
+
 const char *attack_name(int attack)
 {
-	return attack == ATTACK_FORK ? "fork" : attack == ATTACK_EXEC ? "exec" : "unknown";
+	const char *n = name_of(attack_names, ARRAY_SIZE(attack_names), attack);
+
+	return n ? n : "unknown";
 }
 
 const char *speed_name(int speed)
@@ -87,8 +111,26 @@ const char *speed_name(int speed)
 
 const char *action_name(int action)
 {
-	return action == ACTION_KILL ? "kill" : action == ACTION_AUDIT ? "audit" :
-	       action == ACTION_BAN ? "ban" : "unknown";
+	const char *n = name_of(action_names, ARRAY_SIZE(action_names), action);
+
+	return n ? n : "unknown";
+}
+
+const char *source_name(int source)
+{
+	return name_of(source_names, ARRAY_SIZE(source_names), source);
+}
+
+const char *scope_name(int scope)
+{
+	return name_of(scope_names, ARRAY_SIZE(scope_names), scope);
+}
+
+const char *proto_name(int proto)
+{
+	const char *n = name_of(proto_names, ARRAY_SIZE(proto_names), proto);
+
+	return n ? n : "unknown";
 }
 
 /* Which fields a record type must carry (bitmask of field ids below). */
@@ -100,6 +142,8 @@ enum field_id {
 	F_TUNABLE, F_OLD, F_NEW,
 	F_ATTACKER_UID, F_TARGET_DEV, F_TARGET_INO, F_TARGET_NAME, F_BAN_S, F_REASON,
 	F_DENIED, F_UNREPORTED,
+	F_SOURCE, F_SCOPE, F_CHARGED, F_OWNER_UID, F_PEER, F_PEER_UID, F_NETNS, F_PROTO,
+	F_LADDR, F_LPORT, F_LINO, F_PEER_FAULTS, F_REFUSED, F_RECORDS_DROPPED,
 	F_PID, F_PPID, F_UID, F_EUID, F_GID, F_EGID, F_AUID, F_SES, F_COMM, F_EXE,
 	_F_MAX,
 };
@@ -126,6 +170,11 @@ static const struct {
 	{ "target_ino", F_TARGET_INO }, { "target_name", F_TARGET_NAME },
 	{ "ban_s", F_BAN_S }, { "reason", F_REASON }, { "denied", F_DENIED },
 	{ "unreported", F_UNREPORTED },
+	{ "source", F_SOURCE }, { "scope", F_SCOPE }, { "charged", F_CHARGED },
+	{ "owner_uid", F_OWNER_UID }, { "peer", F_PEER }, { "peer_uid", F_PEER_UID },
+	{ "netns", F_NETNS }, { "transport", F_PROTO }, { "laddr", F_LADDR }, { "lport", F_LPORT },
+	{ "lino", F_LINO }, { "peer_faults", F_PEER_FAULTS }, { "refused", F_REFUSED },
+	{ "records_dropped", F_RECORDS_DROPPED },
 	{ "pid", F_PID }, { "ppid", F_PPID }, { "uid", F_UID },
 	{ "euid", F_EUID }, { "gid", F_GID }, { "egid", F_EGID },
 	{ "auid", F_AUID }, { "ses", F_SES }, { "comm", F_COMM }, { "exe", F_EXE },
@@ -134,8 +183,23 @@ static const struct {
 #define BIT(x) (1ull << (x))
 #define SUBJ_REQUIRED (BIT(F_PID) | BIT(F_UID) | BIT(F_AUID) | BIT(F_COMM) | BIT(F_EXE))
 #define TARGET_FIELDS (BIT(F_ATTACKER_UID) | BIT(F_TARGET_DEV) | BIT(F_TARGET_INO))
+/* PEER ENDPOINT: always these, then LADDR and LPORT (tcp) or PEER_UID and LINO (unix) */
+#define PEER_FIELDS (BIT(F_PEER) | BIT(F_NETNS) | BIT(F_PROTO))
+#define PEER_TCP_FIELDS (BIT(F_LADDR) | BIT(F_LPORT))
+#define PEER_UNIX_FIELDS (BIT(F_PEER_UID) | BIT(F_LINO))
+#define PEER_ANY_FIELDS (PEER_FIELDS | PEER_TCP_FIELDS | PEER_UNIX_FIELDS)
 
 _Static_assert(_F_MAX <= 64, "field ids are bits of a uint64_t");
+
+static int copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		return -EBADMSG;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
 
 /* "MAJ:MIN", decimal, as the kernel prints a dev_t */
 static int parse_dev(const char *v, uint32_t *major, uint32_t *minor)
@@ -150,6 +214,72 @@ static int parse_dev(const char *v, uint32_t *major, uint32_t *minor)
 	if (parse_u32(buf, major) < 0 || parse_u32(colon + 1, minor) < 0)
 		return -EBADMSG;
 	return 0;
+}
+
+/* An IPv4 or IPv6 address in its text form (inet_pton: no hand-made address parser). */
+static int parse_addr(const char *v, int *family)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, v, buf) == 1)
+		*family = AF_INET;
+	else if (inet_pton(AF_INET6, v, buf) == 1)
+		*family = AF_INET6;
+	else
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * laddr=: the listener's address.  libauparse strips one trailing ':' from
+ * every value (auparse/ellist.c, "Remove trailing punctuation"), so the
+ * kernel's "::" (a listener on any IPv6 address) arrives as ":", and
+ * "fe80::" as "fe80:".  An IPv6 address in text never ends in a single
+ * ':', so such a value gets its ':' back; the result must still be an
+ * address.
+ */
+static int parse_laddr(const char *v, char *dst, size_t len)
+{
+	char buf[BRUTE_ADDR_MAX];
+	size_t n = strlen(v);
+	int family;
+
+	if (parse_addr(v, &family) == 0)
+		return copy_str(dst, len, v);
+	if (n == 0 || v[n - 1] != ':' || n + 1 >= sizeof(buf))
+		return -EBADMSG;
+	memcpy(buf, v, n);
+	buf[n] = ':';
+	buf[n + 1] = '\0';
+	if (parse_addr(buf, &family) < 0 || family != AF_INET6)
+		return -EBADMSG;
+	return copy_str(dst, len, buf);
+}
+
+/*
+ * peer=: "ADDR/LEN" (an IPv4 address or prefix, /0../32; IPv6, /0../128) or
+ * "uid:N" (a local user, at the other end of a Unix stream connection).
+ */
+static int parse_peer(const char *v, struct brute_peer *p)
+{
+	char addr[BRUTE_ADDR_MAX];
+	const char *slash = strchr(v, '/');
+	uint32_t len;
+	int family;
+
+	if (strncmp(v, "uid:", 4) == 0) {
+		/* the user ID itself comes from peer_uid=, checked to be the same */
+		if (parse_u32(v + 4, &len) < 0)
+			return -EBADMSG;
+	} else {
+		if (!slash || (size_t)(slash - v) >= sizeof(addr) || parse_u32(slash + 1, &len) < 0)
+			return -EBADMSG;
+		memcpy(addr, v, (size_t)(slash - v));
+		addr[slash - v] = '\0';
+		if (parse_addr(addr, &family) < 0 || len > (family == AF_INET ? 32u : 128u))
+			return -EBADMSG;
+	}
+	return copy_str(p->addr, sizeof(p->addr), v);
 }
 
 /* a short lower-case token: "expired", "lifted" (and future reasons) */
@@ -204,16 +334,6 @@ static int lookup_field(const char *name)
 	return -1;
 }
 
-static int copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= len)
-		return -EBADMSG;
-	memcpy(dst, src, n + 1);
-	return 0;
-}
-
 /*
  * auparse decodes comm/exe/ocomm (it knows them as escaped strings).  A
  * quoted value is one it would only strip of its quotes: that is done here,
@@ -263,18 +383,32 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		r->boundary = boundary_from_name(v);
 		return r->boundary ? 0 : -EBADMSG;
 	case F_ATTACK:
-		r->attack = strcmp(v, "fork") == 0 ? ATTACK_FORK :
-			    strcmp(v, "exec") == 0 ? ATTACK_EXEC : 0;
+		r->attack = name_index(attack_names, ARRAY_SIZE(attack_names), v);
 		return r->attack ? 0 : -EBADMSG;
 	case F_SPEED:
 		r->speed = strcmp(v, "fast") == 0 ? SPEED_FAST :
 			   strcmp(v, "slow") == 0 ? SPEED_SLOW : 0;
 		return r->speed ? 0 : -EBADMSG;
 	case F_ACTION:
-		r->action = strcmp(v, "kill") == 0 ? ACTION_KILL :
-			    strcmp(v, "audit") == 0 ? ACTION_AUDIT :
-			    strcmp(v, "ban") == 0 ? ACTION_BAN : 0;
+		r->action = name_index(action_names, ARRAY_SIZE(action_names), v);
 		return r->action ? 0 : -EBADMSG;
+	case F_SOURCE:
+		r->source = name_index(source_names, ARRAY_SIZE(source_names), v);
+		return r->source ? 0 : -EBADMSG;
+	case F_SCOPE:
+		r->scope = name_index(scope_names, ARRAY_SIZE(scope_names), v);
+		return r->scope ? 0 : -EBADMSG;
+	case F_PROTO:
+		r->peer.proto = name_index(proto_names, ARRAY_SIZE(proto_names), v);
+		return r->peer.proto ? 0 : -EBADMSG;
+	case F_CHARGED:
+		/* the kernel only ever writes charged=no */
+		r->uncharged = strcmp(v, "no") == 0;
+		return r->uncharged ? 0 : -EBADMSG;
+	case F_PEER:
+		return parse_peer(v, &r->peer);
+	case F_LADDR:
+		return parse_laddr(v, r->peer.laddr, sizeof(r->peer.laddr));
 	case F_COMM:
 		return copy_interpreted(au, v, r->subj.comm, sizeof(r->subj.comm));
 	case F_EXE:
@@ -331,6 +465,16 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 	case F_BAN_S:		r->ban_s = u; break;
 	case F_DENIED:		r->denied = u; break;
 	case F_UNREPORTED:	r->unreported = u; break;
+	case F_NETNS:		r->peer.netns = u; break;
+	case F_LINO:		r->peer.lino = u; break;
+	case F_PEER_FAULTS:	r->peer_faults = u; break;
+	case F_REFUSED:		r->refused = u; break;
+	case F_RECORDS_DROPPED:	r->records_dropped = u; break;
+	case F_LPORT:
+		if (u > 65535)
+			return -EBADMSG;
+		r->peer.lport = (uint32_t)u;
+		break;
 	case F_SIG:
 	case F_MODE:
 		if (u > 1024)
@@ -354,6 +498,8 @@ static int parse_field(auparse_state_t *au, struct brute_record *r, enum field_i
 		case F_OAUID:	r->oauid = u32; break;
 		case F_OSES:	r->oses = u32; break;
 		case F_ATTACKER_UID: r->attacker_uid = u32; break;
+		case F_OWNER_UID: r->owner_uid = u32; break;
+		case F_PEER_UID: r->peer.uid = u32; break;
 		case F_PID:	r->subj.pid = u32; break;
 		case F_PPID:	r->subj.ppid = u32; break;
 		case F_UID:	r->subj.uid = u32; break;
@@ -392,6 +538,32 @@ static void record_reset(struct brute_record *r)
 		at = keep[i].off + keep[i].len;
 	}
 	memset(p + at, 0, sizeof(*r) - at);
+}
+
+/*
+ * The PEER ENDPOINT fields agree with each other: all of them or none,
+ * "tcp" with an address peer and laddr/lport, "unix" with "uid:N" and the
+ * same peer_uid and lino.
+ */
+static int peer_check(struct brute_peer *p, uint64_t seen)
+{
+	char uid[4 + U64_DEC_MAX];
+
+	if ((seen & PEER_FIELDS) != PEER_FIELDS)
+		return -EBADMSG;
+	if (p->proto == PROTO_TCP) {
+		if ((seen & PEER_TCP_FIELDS) != PEER_TCP_FIELDS || (seen & PEER_UNIX_FIELDS) ||
+		    strncmp(p->addr, "uid:", 4) == 0)
+			return -EBADMSG;
+	} else {
+		if ((seen & PEER_UNIX_FIELDS) != PEER_UNIX_FIELDS || (seen & PEER_TCP_FIELDS))
+			return -EBADMSG;
+		snprintf(uid, sizeof(uid), "uid:%u", p->uid);
+		if (strcmp(p->addr, uid) != 0)
+			return -EBADMSG;
+	}
+	p->present = true;
+	return 0;
 }
 
 int record_from_auparse(auparse_state_t *au, struct brute_record *r)
@@ -447,13 +619,22 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		need = BIT(F_HIERARCHY) | BIT(F_BOUNDARY) | SUBJ_REQUIRED;
 		break;
 	case BRUTE_TYPE_CRASH:
+		if (r->uncharged) {
+			/* v3: a table charge that could not be made, without statistics */
+			need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | TARGET_FIELDS | SUBJ_REQUIRED;
+			break;
+		}
 		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_SIG) | BIT(F_FAULTS) |
 		       BIT(F_PERIOD_MS) | BIT(F_EMA_MS) | SUBJ_REQUIRED;
+		if (r->source == SOURCE_PEER)
+			need |= PEER_FIELDS | BIT(F_PEER_FAULTS);
 		break;
 	case BRUTE_TYPE_ATTACK:
 		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_ATTACK) | BIT(F_SPEED) |
 		       BIT(F_FAULTS) | BIT(F_EMA_MS) | BIT(F_THRESHOLD_MS) |
 		       BIT(F_MAX_FAULTS) | BIT(F_ACTION) | SUBJ_REQUIRED;
+		if (r->attack == ATTACK_PEER)
+			need |= PEER_FIELDS;
 		break;
 	case BRUTE_TYPE_KILL:
 		/* v2: one summary record per response, "killed=N unreported=N", no opid */
@@ -477,19 +658,36 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		/* the subject (who lifted it) only when reason=lifted */
 		need = TARGET_FIELDS | BIT(F_TARGET_NAME) | BIT(F_REASON) | BIT(F_DENIED);
 		break;
+	case BRUTE_TYPE_PEER_BAN:
+		need = BIT(F_HIERARCHY) | PEER_FIELDS | BIT(F_FAULTS) | BIT(F_BAN_S);
+		break;
+	case BRUTE_TYPE_PEER_UNBAN:
+		/* the subject (who lifted it) only when reason=lifted */
+		need = PEER_FIELDS | BIT(F_REASON) | BIT(F_REFUSED);
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if ((seen & need) != need)
 		return -EBADMSG;
-	/* all three target fields or none: a partial key identifies nothing */
-	if ((seen & TARGET_FIELDS) && (seen & TARGET_FIELDS) != TARGET_FIELDS)
+	/*
+	 * A target is the three fields or none: a partial key identifies
+	 * nothing.  attacker_uid alone names a user (v3 setid/fcaps boundaries).
+	 */
+	if ((seen & (BIT(F_TARGET_DEV) | BIT(F_TARGET_INO))) &&
+	    (seen & TARGET_FIELDS) != TARGET_FIELDS)
 		return -EBADMSG;
 	r->has_target = (seen & TARGET_FIELDS) == TARGET_FIELDS;
+	r->has_attacker = seen & BIT(F_ATTACKER_UID);
+	r->has_owner = seen & BIT(F_OWNER_UID);
+	r->has_records_dropped = seen & BIT(F_RECORDS_DROPPED);
+	if ((seen & PEER_ANY_FIELDS) && peer_check(&r->peer, seen) < 0)
+		return -EBADMSG;
 	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
 	r->has_new_ids = (seen & (BIT(F_NEW_UID) | BIT(F_NEW_EUID))) ==
 			 (BIT(F_NEW_UID) | BIT(F_NEW_EUID));
-	if (type != BRUTE_TYPE_CONFIG && type != BRUTE_TYPE_UNBAN && r->hierarchy == 0)
+	if (type != BRUTE_TYPE_CONFIG && type != BRUTE_TYPE_UNBAN &&
+	    type != BRUTE_TYPE_PEER_UNBAN && r->hierarchy == 0)
 		return -EBADMSG;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record.h - one brute audit record (types 1710-1717), as extracted from
+ * record.h - one brute audit record (types 1710-1719), as extracted from
  * the current libauparse record.  See docs/audit-records.md.
  */
 #ifndef BRUTE_RECORD_H
@@ -18,8 +18,10 @@
 #define BRUTE_TYPE_CONFIG	1715
 #define BRUTE_TYPE_BAN		1716
 #define BRUTE_TYPE_UNBAN	1717
+#define BRUTE_TYPE_PEER_BAN	1718
+#define BRUTE_TYPE_PEER_UNBAN	1719
 #define BRUTE_TYPE_FIRST	BRUTE_TYPE_HIERARCHY
-#define BRUTE_TYPE_LAST		BRUTE_TYPE_UNBAN
+#define BRUTE_TYPE_LAST		BRUTE_TYPE_PEER_UNBAN
 
 static inline bool brute_type_known(int type)
 {
@@ -32,8 +34,10 @@ enum {
 	BOUNDARY_FCAPS   = 1u << 1,
 	BOUNDARY_CRED    = 1u << 2,
 	BOUNDARY_NETWORK = 1u << 3,
+	BOUNDARY_UNIX    = 1u << 4,
 };
-#define BOUNDARY_ALL (BOUNDARY_SETID | BOUNDARY_FCAPS | BOUNDARY_CRED | BOUNDARY_NETWORK)
+#define BOUNDARY_ALL (BOUNDARY_SETID | BOUNDARY_FCAPS | BOUNDARY_CRED | BOUNDARY_NETWORK | \
+		      BOUNDARY_UNIX)
 
 unsigned boundary_from_name(const char *name);	/* 0 if unknown */
 /* "setid,network" or "none"; parses the deallocated record's list. */
@@ -55,11 +59,36 @@ struct brute_subject {
 };
 
 enum { HIER_ALLOCATED = 1, HIER_DEALLOCATED = 2 };
-enum { ATTACK_FORK = 1, ATTACK_EXEC = 2 };
+enum { ATTACK_FORK = 1, ATTACK_EXEC = 2, ATTACK_PEER = 3, ATTACK_BACKSTOP = 4 };
 enum { SPEED_FAST = 1, SPEED_SLOW = 2 };
-enum { ACTION_KILL = 1, ACTION_AUDIT = 2, ACTION_BAN = 3 };
+enum { ACTION_KILL = 1, ACTION_AUDIT = 2, ACTION_BAN = 3, ACTION_NONE = 4, ACTION_PEER_BAN = 5 };
+/* v3 source= of crashes and attacks; 0: the record has none (v1, v2) */
+enum { SOURCE_PEER = 1, SOURCE_USER = 2, SOURCE_UNKNOWN = 3 };
+/* v3 scope= of (user, target) charges, exec attacks and bans; 0: none (v2) */
+enum { SCOPE_TARGET = 1, SCOPE_OVERFLOW = 2, SCOPE_ANY = 3 };
+enum { PROTO_TCP = 1, PROTO_UNIX = 2 };
 
 #define BRUTE_REASON_MAX 32
+/* "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128" is 49 bytes with its NUL */
+#define BRUTE_PEER_MAX 64
+#define BRUTE_ADDR_MAX 48	/* INET6_ADDRSTRLEN and more */
+
+/*
+ * v3 PEER ENDPOINT fields: who sent the input a crash followed, and the
+ * endpoint it reached.  The kernel's text is kept as written (it is
+ * canonical); record_from_auparse() checked that it is an address/prefix
+ * or "uid:N", and that the fields agree with proto.
+ */
+struct brute_peer {
+	bool present;
+	int proto;			/* PROTO_TCP or PROTO_UNIX */
+	char addr[BRUTE_PEER_MAX];	/* peer=: "10.0.0.2/32", "2001:db8::/64", "uid:4243" */
+	uint32_t uid;			/* unix: peer_uid= */
+	uint64_t netns;			/* inode number of the endpoint's network namespace */
+	char laddr[BRUTE_ADDR_MAX];	/* tcp: the listener's address ("0.0.0.0", "::": any) */
+	uint32_t lport;			/* tcp: its port */
+	uint64_t lino;			/* unix: inode number of the listening socket */
+};
 
 struct brute_record {
 	int type;
@@ -85,14 +114,15 @@ struct brute_record {
 	 * v2 (uid, target) table: 1712 table charge, 1713 exec attack, 1716,
 	 * 1717.  has_target: attacker_uid, target_dev and target_ino present
 	 * (a 1712 with them is a table charge, not a crash of the hierarchy).
+	 * v3 setid/fcaps boundaries carry attacker_uid alone (has_attacker).
 	 */
 	bool has_target;
 	uint32_t attacker_uid;
 	uint32_t target_major, target_minor;
 	uint64_t target_ino;
 	char target_name[BRUTE_NAME_MAX * 4];	/* 1716, 1717: basename (<= 255 bytes) */
-	uint64_t ban_s;				/* 1716 */
-	char reason[BRUTE_REASON_MAX];		/* 1717: expired|lifted */
+	uint64_t ban_s;				/* 1716, 1718 */
+	char reason[BRUTE_REASON_MAX];		/* 1717, 1719: expired|lifted */
 	uint64_t denied;			/* 1717 */
 
 	/* 1712, 1713 */
@@ -102,6 +132,20 @@ struct brute_record {
 	int attack, speed, action;
 	uint64_t threshold_ms, max_faults;
 	int mode;
+
+	/* v3 */
+	int source;		/* 1712, 1713: SOURCE_*, 0 if absent */
+	int scope;		/* 1712 charge, 1713 exec, 1716, 1717: SCOPE_*, 0 if absent */
+	bool uncharged;		/* 1712 "charged=no": the (user, target) entry could not be charged */
+	bool has_attacker;	/* attacker_uid= present (with or without a target) */
+	bool has_owner;		/* 1711 setid/fcaps: owner_uid= present */
+	uint32_t owner_uid;
+	struct brute_peer peer;	/* 1712 source=peer, 1713 attack=peer, 1718, 1719 */
+	uint64_t peer_faults;	/* 1712 source=peer: the peer's count at that endpoint */
+	uint64_t refused;	/* 1719: what the peer ban refused */
+	/* any record: the kernel's total of records it could not emit, on the first one after */
+	bool has_records_dropped;
+	uint64_t records_dropped;
 
 	/* 1714: one killed process, or (kill_summary) the response's total */
 	bool kill_summary;		/* v2 "killed=N unreported=N", no opid */
@@ -125,13 +169,16 @@ struct brute_record {
  * Returns 0, -EBADMSG if a required field is missing or invalid, or
  * -EOPNOTSUPP if the record is not a known brute type.
  *
- * v1 records (1710-1715 before the (uid, target) table) and v2 ones
- * (docs/audit-records.md) are both accepted.
+ * v1 records (1710-1715 before the (uid, target) table), v2 ones and v3
+ * ones (peers, 1718-1719; docs/audit-records.md) are all accepted.
  */
 int record_from_auparse(auparse_state_t *au, struct brute_record *r);
 
 const char *attack_name(int attack);
 const char *speed_name(int speed);
 const char *action_name(int action);
+const char *source_name(int source);	/* "peer", "user", "unknown"; NULL for 0 */
+const char *scope_name(int scope);	/* "target", "overflow", "any"; NULL for 0 */
+const char *proto_name(int proto);	/* "tcp", "unix" */
 
 #endif

@@ -18,6 +18,8 @@
 
 #include <librelp.h>
 
+#include "tls.h"
+
 #define QUEUE_MAX	1024
 #define LINGER_MS	100	/* idle that long with unconfirmed messages: close to confirm */
 
@@ -35,17 +37,21 @@ struct relp {
 	char host[256], port[16];
 	unsigned timeout_s, window;
 	char *tls_ca, *tls_cert, *tls_key, *tls_name;	/* NULL: no TLS / no client certificate */
+	char *tls_priority;
 
 	/* under lock */
 	struct item q[QUEUE_MAX];
 	uint64_t q_head, q_send, q_tail;	/* confirmed < head <= sent < send <= queued < tail */
 	uint64_t acked_tag;
 	bool connected, done, failed, orphan, stop;
+	bool refused;		/* the session failed on the receiver's error answer (RELP 500) */
+	bool probe;		/* one message per session (set at creation) */
 	char err[512];
 
 	/* the thread's own */
 	char lib_err[384];	/* last message of librelp's error callback */
 	int lib_errors;
+	bool refused_seen;	/* librelp reported an error answer (RELP_RET_RSP_STATE_ERR) */
 };
 
 static void dbg_none(char *fmt, ...)
@@ -60,6 +66,8 @@ static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 	if (!r)
 		return;
 	r->lib_errors++;
+	if (code == RELP_RET_RSP_STATE_ERR)
+		r->refused_seen = true;
 	snprintf(r->lib_err, sizeof(r->lib_err), "%s: %s (librelp error %d)", objinfo ? objinfo : "",
 		 errmsg ? errmsg : "?", (int)code);
 }
@@ -96,6 +104,7 @@ static void set_failed(struct relp *r, const char *what, relpRetVal code)
 	else
 		snprintf(r->err, sizeof(r->err), "%s: librelp error %d", what, (int)code);
 	r->failed = true;
+	r->refused = r->refused_seen;
 }
 
 /* RELP over TLS: the server's certificate chains to the CA and carries the expected name. */
@@ -103,6 +112,8 @@ static relpRetVal set_tls(struct relp *r, relpClt_t *clt)
 {
 	relpRetVal ret = relpCltEnableTLS(clt);
 
+	if (ret == RELP_RET_OK)
+		ret = relpCltSetGnuTLSPriString(clt, r->tls_priority);
 	if (ret == RELP_RET_OK)
 		ret = relpCltSetCACert(clt, r->tls_ca);
 	if (ret == RELP_RET_OK && r->tls_cert)
@@ -127,6 +138,7 @@ static void free_relp(struct relp *r)
 	free(r->tls_cert);
 	free(r->tls_key);
 	free(r->tls_name);
+	free(r->tls_priority);
 	free(r);
 }
 
@@ -162,6 +174,8 @@ static void *relp_main(void *arg)
 		goto out;
 	}
 	relpEngineSetDbgprint(eng, dbg_none);
+	/* GnuTLS: siem_tls_priority is a GnuTLS priority string (librelp may also use OpenSSL) */
+	relpEngineSetTLSLibByName(eng, "gnutls");
 	relpEngineSetEnableCmd(eng, (unsigned char *)"syslog", eRelpCmdState_Required);
 	relpEngineSetOnErr(eng, on_err);
 
@@ -171,17 +185,18 @@ static void *relp_main(void *arg)
 			pthread_cond_wait(&r->cond, &r->lock);
 		if (r->stop)
 			break;
-		if (r->q_send == r->q_tail) {
-			/* idle with unconfirmed messages: a little while, then "close" confirms them */
+		if (r->q_send == r->q_tail || (r->probe && clt && r->q_send > sess_first)) {
+			/* idle with unconfirmed messages: a little while, then "close" confirms them;
+			 * probing: at once, after the one message */
 			struct timespec ts;
 
 			deadline_in(&ts, LINGER_MS);
-			while (!r->stop && r->q_send == r->q_tail &&
+			while (!r->probe && !r->stop && r->q_send == r->q_tail &&
 			       pthread_cond_timedwait(&r->cond, &r->lock, &ts) == 0)
 				;
 			if (r->stop)
 				break;
-			if (r->q_send != r->q_tail)
+			if (r->q_send != r->q_tail && !r->probe)
 				continue;
 			pthread_mutex_unlock(&r->lock);
 			r->lib_errors = 0;
@@ -240,21 +255,27 @@ static void *relp_main(void *arg)
 	}
 out:
 	r->connected = false;
-	r->done = true;
-	notify(r);
-	orphan = r->orphan;
 	pthread_mutex_unlock(&r->lock);
+	/*
+	 * librelp's objects go before "done": destroying a session may call on_err() with r,
+	 * which relp_free() frees as soon as it sees done (a use after free otherwise).
+	 */
 	if (clt)
 		relpEngineCltDestruct(eng, &clt);
 	if (eng)
 		relpEngineDestruct(&eng);
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	notify(r);
+	orphan = r->orphan;
+	pthread_mutex_unlock(&r->lock);
 	if (orphan)	/* relp_free() already left: the thread owns r */
 		free_relp(r);
 	return NULL;
 }
 
 struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, unsigned window,
-		      const struct relp_tls *tls)
+		      const struct relp_tls *tls, bool probe)
 {
 	struct relp *r = calloc(1, sizeof(*r));
 	pthread_attr_t attr;
@@ -271,17 +292,21 @@ struct relp *relp_new(const char *host, const char *port, unsigned timeout_s, un
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	snprintf(r->port, sizeof(r->port), "%s", port);
 	r->timeout_s = timeout_s ? timeout_s : 1;
+	r->probe = probe;
 	r->window = window >= 2 ? window : 2;	/* librelp takes 2 or more */
 	if (tls && tls->ca && *tls->ca) {
 		r->tls_ca = strdup(tls->ca);
 		r->tls_cert = dup_or_null(tls->cert);
 		r->tls_key = dup_or_null(tls->key);
 		r->tls_name = strdup(tls->name && *tls->name ? tls->name : host);
-		if (!r->tls_ca || !r->tls_name) {
+		r->tls_priority = strdup(tls->priority && *tls->priority ? tls->priority :
+					 TLS_PRIORITY_DEFAULT);
+		if (!r->tls_ca || !r->tls_name || !r->tls_priority) {
 			free(r->tls_ca);
 			free(r->tls_cert);
 			free(r->tls_key);
 			free(r->tls_name);
+			free(r->tls_priority);
 			close(r->efd);
 			free(r);
 			return NULL;
@@ -348,7 +373,8 @@ int relp_send(struct relp *r, const char *msg, size_t len, uint64_t tag)
 	return 0;
 }
 
-bool relp_collect(struct relp *r, uint64_t *acked, bool *connected, char *err, size_t errlen)
+bool relp_collect(struct relp *r, uint64_t *acked, bool *connected, bool *refused, char *err,
+		  size_t errlen)
 {
 	uint64_t v;
 	bool ok;
@@ -360,6 +386,7 @@ bool relp_collect(struct relp *r, uint64_t *acked, bool *connected, char *err, s
 	*acked = r->acked_tag;
 	*connected = r->connected;
 	ok = !r->failed && !r->done;
+	*refused = r->refused;
 	if (!ok)
 		snprintf(err, errlen, "%s", r->err[0] ? r->err : "session ended");
 	pthread_mutex_unlock(&r->lock);

@@ -298,7 +298,20 @@ static const struct {
 	[ENTRY_CLOSED]   = { "event", "[\"intrusion_detection\"]", "[\"info\"]", "incident-closed" },
 	[ENTRY_BAN]      = { "event", "[\"intrusion_detection\"]", "[\"denied\"]", "exec-banned" },
 	[ENTRY_UNBAN]    = { "event", "[\"intrusion_detection\"]", "[\"allowed\"]", "exec-ban-ended" },
+	/* a TCP peer's are in the network category too (ecs_category) */
+	[ENTRY_PEER_BAN] = { "event", "[\"intrusion_detection\"]", "[\"denied\"]", "peer-banned" },
+	[ENTRY_PEER_UNBAN] = { "event", "[\"intrusion_detection\"]", "[\"allowed\"]", "peer-ban-ended" },
 };
+
+/* event.category: a ban of a TCP peer (an IP address) is network activity too, a Unix peer's not */
+static const char *ecs_category(const struct entry *e, unsigned kind)
+{
+	const char *proto = entry_get(e, "TRANSPORT");
+
+	if ((kind == ENTRY_PEER_BAN || kind == ENTRY_PEER_UNBAN) && proto && !strcmp(proto, "tcp"))
+		return "[\"intrusion_detection\",\"network\"]";
+	return ecs_event[kind].category;
+}
 
 static void json_str(struct strbuf *out, const char *s)
 {
@@ -400,6 +413,52 @@ static void ecs_brute(struct strbuf *out, const struct entry *e, const struct si
 	sb_putc(out, '}');
 }
 
+/*
+ * The peer and the endpoint it reached (PEER, TRANSPORT, LADDR, LPORT,
+ * PEER_UID), in ECS's terms: a TCP peer is source.address (as the kernel
+ * wrote it, with its prefix length: "10.0.0.2/32", "2001:db8::/64", what a
+ * firewall blocks) and source.ip when it is one host (/32, /128);
+ * destination.address/ip/port the listener; network.transport and type.  A
+ * Unix peer is source.user.id.
+ */
+static void ecs_peer(struct strbuf *out, const struct entry *e)
+{
+	const char *peer = entry_get(e, "PEER"), *proto = entry_get(e, "TRANSPORT");
+	const char *laddr = entry_get(e, "LADDR"), *lport = entry_get(e, "LPORT");
+	const char *puid = entry_get(e, "PEER_UID"), *slash;
+	char ip[64];
+
+	if (!peer || !proto)
+		return;
+	if (!strcmp(proto, "unix")) {
+		if (is_decimal(puid))
+			sb_printf(out, ",\"source\":{\"user\":{\"id\":\"%s\"}}", puid);
+		return;
+	}
+	sb_puts(out, ",\"source\":{\"address\":");
+	json_str(out, peer);
+	slash = strchr(peer, '/');
+	if (slash && (size_t)(slash - peer) < sizeof(ip) &&
+	    (!strcmp(slash, "/32") ? !strchr(peer, ':') : !strcmp(slash, "/128"))) {
+		memcpy(ip, peer, (size_t)(slash - peer));
+		ip[slash - peer] = '\0';
+		sb_puts(out, ",\"ip\":");
+		json_str(out, ip);
+	}
+	sb_putc(out, '}');
+	if (laddr) {
+		sb_puts(out, ",\"destination\":{\"address\":");
+		json_str(out, laddr);
+		sb_puts(out, ",\"ip\":");
+		json_str(out, laddr);
+		if (is_decimal(lport))
+			sb_printf(out, ",\"port\":%s", lport);
+		sb_putc(out, '}');
+	}
+	sb_printf(out, ",\"network\":{\"transport\":\"tcp\",\"type\":\"%s\"}",
+		  strchr(peer, ':') ? "ipv6" : "ipv4");
+}
+
 int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct strbuf *out)
 {
 	const struct siem_options *o = f->opts;
@@ -418,7 +477,7 @@ int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct s
 	sb_printf(out, ",\"event\":{\"kind\":\"%s\",\"category\":%s,\"type\":%s,\"action\":\"%s\","
 		  "\"code\":\"%s\",\"severity\":%d,\"module\":\"brute\",\"dataset\":\"brute.reportd\","
 		  "\"provider\":\"brute-reportd\"}",
-		  ecs_event[kind].kind, ecs_event[kind].category, ecs_event[kind].type,
+		  ecs_event[kind].kind, ecs_category(e, kind), ecs_event[kind].type,
 		  ecs_event[kind].action, entry_kind_message_id(e->kind), e->priority & 7);
 	sb_printf(out, ",\"log\":{\"level\":\"%s\",\"syslog\":{\"facility\":{\"code\":%d},\"severity\":{\"code\":%d,\"name\":\"%s\"}}}",
 		  severity_name(e->priority), f->facility >> 3, e->priority & 7, severity_name(e->priority));
@@ -454,6 +513,7 @@ int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct s
 			sb_printf(out, ",\"effective\":{\"id\":\"%s\"}", euid);
 		sb_putc(out, '}');
 	}
+	ecs_peer(out, e);
 	ecs_brute(out, e, f);
 	sb_putc(out, '}');
 	return out->oom ? -ENOMEM : 0;

@@ -2,21 +2,40 @@
 /*
  * spool.h - persistent, bounded FIFO of messages for the SIEM forwarder.
  *
- * Every message is appended to <dir>/spool before any delivery attempt;
+ * Every message is appended to the spool before any delivery attempt;
  * with sync set, spool_flush() makes everything appended so far durable
  * with one fdatasync (group commit: the forwarder calls it once per loop
  * iteration, before sending), so what was accepted survives a restart or
- * crash and is replayed in order on start.  Positions are
- * logical byte offsets that stay valid across compaction.  The file never
- * exceeds max_bytes: an append that would cross it first reclaims the
- * delivered prefix and, if that is not enough, drops the oldest messages
- * down to 3/4 of the limit (counted; logged once until the spool drains).
+ * crash and is replayed in order on start.  Positions are logical byte
+ * offsets, contiguous across segments and never reused.
  *
- * File layout: 32 byte header "BRSPOOL1", base (u64), head (u64), FNV-1a
- * of the first 24 bytes (u64; 0 in older spools, accepted);
- * then records of magic "BRS1", length (u32), FNV-1a checksum (u32) and
- * payload.  Integers are little endian.  A torn or corrupt tail (crash
- * during append) is cut off at open.
+ * The spool is a directory (one process at a time: spool.lock, flock(2),
+ * holds its pid) of segment files spool.BASE (BASE: the logical position of
+ * its first record, 16 hex digits), each at most spool_max_size/64 (4 KiB
+ * to 32 MiB; one record may make it longer), appended to in order: only the
+ * last one is ever written.  A segment whose records were all delivered is
+ * unlinked; no byte is ever copied.  The files never exceed max_bytes in
+ * all: an append that would cross it first drops the oldest segment
+ * (oldest entries first, each counted in dropped, logged once until the
+ * spool drains).  With a free-space reserve (spool_set_min_free()) an
+ * append that would leave less free space on the file system drops the
+ * same way, and is refused (-ENOSPC) when there is nothing left to drop.
+ *
+ * Start-up reads one header per segment and checks the records of the
+ * segment that was being written (at most 32 MiB and one record): the work
+ * is bounded whatever the size of the spool.  Records of the other segments
+ * are checked (checksum) when read for delivery.  Bytes that are not a valid
+ * record are skipped up to the next valid one (the rest is kept), counted
+ * (corrupt) and kept as evidence (quarantine.h); a torn end of the last
+ * segment (a crash during an append) is cut off after being kept.
+ *
+ * Segment: 32-byte header "BRSPOOL2", base (u64), count (u64: its records,
+ * UINT64_MAX while it is the one written to), FNV-1a of the first 24 bytes
+ * (u64); then records of magic "BRS1", length (u32), FNV-1a checksum (u32)
+ * and payload.  spool.head: head (u64), records of its segment before it
+ * (u64), FNV-1a of both (u64).  Integers are little endian.  A spool of the
+ * previous format (one file, spool, header "BRSPOOL1") becomes the first
+ * segment at open (a rename; its records are checked once).
  */
 #ifndef BRUTE_SPOOL_H
 #define BRUTE_SPOOL_H
@@ -29,24 +48,42 @@
 #define SPOOL_RECORD_MAX (1024 * 1024)
 
 struct spool_stats {
-	uint64_t records;	/* queued now */
-	uint64_t bytes;		/* queued now, including record headers */
-	uint64_t appended, delivered, dropped;
-	uint64_t truncated_bytes; /* cut off at open (torn writes) */
+	uint64_t records;	/* queued now (approximate after a corrupt stretch) */
+	uint64_t bytes;		/* queued now, logical bytes (record headers included) */
+	uint64_t appended, delivered;
+	uint64_t dropped;	/* undelivered, dropped to stay within max_bytes or the reserve */
+	uint64_t corrupt;	/* stretches of bytes that were not a valid record: skipped */
+	uint64_t quarantined;	/* of which kept as quarantine files */
+	uint64_t refused;	/* appends refused: the reserve reached, nothing left to drop */
+	uint64_t truncated_bytes; /* torn end of the last segment, cut off at open */
 	uint64_t syncs;		/* fdatasync calls of spool_flush() */
+	uint64_t segments;	/* segment files now */
+	uint64_t open_scanned;	/* bytes whose checksums spool_open() verified */
 };
 
 struct spool;
 
+/*
+ * Open (creating it if needed) the spool in dir.  -EBUSY when another
+ * process holds it (logged with that process's pid).
+ */
 int spool_open(const char *dir, uint64_t max_bytes, bool sync, struct spool **ret);
 void spool_close(struct spool *s);
 void spool_set_limits(struct spool *s, uint64_t max_bytes, bool sync);
+/* Free bytes to leave on the spool's file system (0: none). */
+void spool_set_min_free(struct spool *s, uint64_t min_free);
 
 int spool_append(struct spool *s, const void *data, size_t len);
 /* Sync mode: fdatasync what was appended or acknowledged since the last call. */
 int spool_flush(struct spool *s);
-/* Read the record at pos into out (replacing its contents); *next = following
- * position.  -ENOENT at the tail, -ESPIPE if pos was dropped (< head). */
+/*
+ * Read the record at pos into out (replacing its contents); *next = following
+ * position.  A corrupt stretch at pos is skipped (and counted, kept): the
+ * record returned is then the first valid one after it, and *at (if not
+ * NULL) says where it is.  -ENOENT at the tail, -ESPIPE if pos was dropped
+ * (< head).
+ */
+int spool_read_at(struct spool *s, uint64_t pos, struct strbuf *out, uint64_t *at, uint64_t *next);
 int spool_read(struct spool *s, uint64_t pos, struct strbuf *out, uint64_t *next);
 /* Everything before pos has been delivered. */
 int spool_ack(struct spool *s, uint64_t pos);
@@ -55,5 +92,6 @@ uint64_t spool_head(const struct spool *s);
 uint64_t spool_tail(const struct spool *s);
 bool spool_empty(const struct spool *s);
 const struct spool_stats *spool_get_stats(const struct spool *s);
+const char *spool_dir(const struct spool *s);
 
 #endif

@@ -16,14 +16,32 @@
 
 void status_text(const struct health *h, const struct status_counters *c, char *buf, size_t len)
 {
-	char s[160];
+	char s[160], t[40];
+	int n;
 
 	health_summary(h, s, sizeof(s));
-	snprintf(buf, len, "%s; records %llu, incidents %llu (%llu open), attacks %llu, alerts queued %llu, dropped %llu, spooled %llu, lost %llu",
-		 s, (unsigned long long)c->records, (unsigned long long)c->incidents,
-		 (unsigned long long)c->open, (unsigned long long)c->attacks,
-		 (unsigned long long)c->queued, (unsigned long long)c->dropped,
-		 (unsigned long long)c->spooled, (unsigned long long)c->lost);
+	n = snprintf(buf, len, "%s; records %llu, incidents %llu (%llu open), attacks %llu, alerts queued %llu, dropped %llu, spooled %llu, lost %llu",
+		     s, (unsigned long long)c->records, (unsigned long long)c->incidents,
+		     (unsigned long long)c->open, (unsigned long long)c->attacks,
+		     (unsigned long long)c->queued, (unsigned long long)c->dropped,
+		     (unsigned long long)c->spooled, (unsigned long long)c->lost);
+	if (!c->siem[0] || n < 0 || (size_t)n >= len)
+		return;
+	/* the delivery: times are absolute (STATUS= is not rewritten as they age) */
+	if (c->connected)
+		n += snprintf(buf + n, len - (size_t)n, "; SIEM %s %s connected", c->siem, c->siem_target);
+	else
+		n += snprintf(buf + n, len - (size_t)n, "; SIEM %s %s NOT connected%s%s%s", c->siem,
+			      c->siem_target, c->last_error[0] ? " (" : "", c->last_error,
+			      c->last_error[0] ? ")" : "");
+	if ((size_t)n < len && c->last_delivery_usec && format_rfc3339(c->last_delivery_usec, t, sizeof(t)) == 0)
+		n += snprintf(buf + n, len - (size_t)n, ", last delivery %.19sZ", t);
+	if ((size_t)n < len && c->failures)
+		n += snprintf(buf + n, len - (size_t)n, ", %llu failures", (unsigned long long)c->failures);
+	if ((size_t)n < len && c->oldest_usec && format_rfc3339(c->oldest_usec, t, sizeof(t)) == 0)
+		n += snprintf(buf + n, len - (size_t)n, ", oldest spooled alert %.19sZ", t);
+	if ((size_t)n < len && c->parked)
+		snprintf(buf + n, len - (size_t)n, ", parked %llu", (unsigned long long)c->parked);
 }
 
 const char *status_dir(void)
@@ -53,9 +71,20 @@ static const char *audit_word(enum health_audit a)
 	return a == AUDIT_ENABLED ? "enabled" : a == AUDIT_DISABLED ? "disabled" : "unknown";
 }
 
-int status_write(const char *dir, const struct health *h, const struct status_counters *c,
-		 uint64_t pid, uint64_t started_usec)
+/* A value on one line of the state file: no newline, no control character. */
+static void one_line(char *dst, size_t len, const char *src)
 {
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? ' ' : src[i];
+	dst[i] = '\0';
+}
+
+int status_write(const char *dir, const struct health *h, const struct status_counters *c,
+		 const struct status_reload *rl, uint64_t pid, uint64_t started_usec)
+{
+	char err[256];
 	char tmp[4200], path[4200], mode[16];
 	FILE *f;
 	int fd, r = 0;
@@ -92,6 +121,18 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		(unsigned long long)c->attacks, (unsigned long long)c->entries,
 		(unsigned long long)c->queued, (unsigned long long)c->dropped,
 		(unsigned long long)c->spooled, (unsigned long long)c->lost);
+	one_line(err, sizeof(err), c->last_error);
+	fprintf(f, "alerts_parked=%llu\nsiem=%s\nsiem_target=%s\nsiem_connected=%d\nsiem_failures=%llu\n"
+		"siem_last_delivery_usec=%llu\nsiem_last_error_usec=%llu\nsiem_last_error=%s\n"
+		"spool_oldest_usec=%llu\n",
+		(unsigned long long)c->parked, c->siem[0] ? c->siem : "none", c->siem_target,
+		c->connected, (unsigned long long)c->failures,
+		(unsigned long long)c->last_delivery_usec, (unsigned long long)c->last_error_usec, err,
+		(unsigned long long)c->oldest_usec);
+	one_line(err, sizeof(err), rl ? rl->error : "");
+	fprintf(f, "reloads=%llu\nreload_result=%s\nreload_error=%s\n",
+		(unsigned long long)(rl ? rl->count : 0), rl && rl->failed ? "failed" : "ok",
+		rl && rl->failed ? err : "");
 	if (fflush(f) != 0 || ferror(f))
 		r = -EIO;
 	if (fclose(f) != 0 && r == 0)
@@ -109,4 +150,29 @@ void status_remove(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STATUS_FILE);
 	unlink(path);
+}
+
+int status_read_key(const char *dir, const char *key, char *val, size_t len)
+{
+	char path[4200], *line = NULL;
+	size_t cap = 0, k = strlen(key);
+	ssize_t n;
+	FILE *f;
+	int r = -ENODATA;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STATUS_FILE);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if ((size_t)n > k && !strncmp(line, key, k) && line[k] == '=') {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(val, len, "%s", line + k + 1);
+			r = 0;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
 }

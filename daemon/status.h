@@ -27,7 +27,25 @@ struct status_counters {
 	uint64_t queued;	/* entries queued for the SIEM */
 	uint64_t dropped;	/* entries the SIEM never gets: not queued, or dropped from a full spool */
 	uint64_t spooled;	/* waiting in the spool now */
-	uint64_t lost;		/* netlink receive buffer overruns (records lost in the kernel) */
+	uint64_t lost;		/* netlink receive buffer overruns (records lost in the kernel),
+				 * and netlink messages longer than the read buffer */
+	uint64_t parked;	/* RELP entries the receiver refused, kept aside */
+	/* SIEM delivery; siem[0] == 0: no forwarding configured */
+	char siem[8];		/* the protocol */
+	char siem_target[288];	/* host:port */
+	bool connected;
+	uint64_t failures;	/* connection attempts that failed, sessions that broke */
+	uint64_t last_delivery_usec;	/* realtime of the last entry acknowledged; 0: none */
+	uint64_t last_error_usec;	/* realtime of the last failure; 0: none */
+	char last_error[256];
+	uint64_t oldest_usec;	/* timestamp of the oldest entry still spooled; 0: none */
+};
+
+/* What the last reload (SIGHUP) came to: brute-reportd --reload waits for it. */
+struct status_reload {
+	uint64_t count;		/* reloads done (applied or refused) since start */
+	bool failed;		/* the last one was refused: the running configuration stays */
+	char error[256];	/* why */
 };
 
 /* The STATUS= line: health first, then the counters. */
@@ -39,7 +57,9 @@ const char *status_dir(void);
  * (0755) if needed.  0 or a negative errno.
  */
 int status_write(const char *dir, const struct health *h, const struct status_counters *c,
-		 uint64_t pid, uint64_t started_usec);
+		 const struct status_reload *rl, uint64_t pid, uint64_t started_usec);
+/* A key of dir's state file: 0 and its value in val; -ENOENT no file, -ENODATA no key. */
+int status_read_key(const char *dir, const char *key, char *val, size_t len);
 /* Remove it (at exit: a stale file would show a dead daemon's counters). */
 void status_remove(const char *dir);
 

@@ -18,16 +18,8 @@
 
 struct tls_ctx {
 	gnutls_certificate_credentials_t cred;
-	bool client_cert;
+	gnutls_priority_t prio;
 };
-
-/*
- * With a client certificate, TLS 1.2 at most: in TLS 1.3 the server checks
- * the client's certificate after the client's handshake is complete, so a
- * receiver refusing it would do so after messages were written and taken by
- * its TCP stack (lost).  In TLS 1.2 the refusal ends the handshake itself.
- */
-#define PRIORITY_CLIENT_CERT "NORMAL:-VERS-TLS1.3"
 
 struct tls_conn {
 	gnutls_session_t s;
@@ -37,8 +29,47 @@ struct tls_conn {
 	char err[512];
 };
 
-int tls_ctx_new(const char *ca, const char *cert, const char *key, struct tls_ctx **ret,
-		char *err, size_t errlen)
+int tls_priority_check(const char *priority, char *err, size_t errlen)
+{
+	gnutls_priority_t p;
+	const unsigned *list;
+	const char *where = NULL;
+	char old[64] = "";
+	bool modern = false;
+	int r, n;
+
+	r = gnutls_priority_init(&p, priority, &where);
+	if (r < 0) {
+		snprintf(err, errlen, "siem_tls_priority \"%s\": GnuTLS cannot use it%s%.40s%s: %s",
+			 priority, where ? " (at \"" : "", where ? where : "", where ? "\")" : "",
+			 gnutls_strerror(r));
+		return -EINVAL;
+	}
+	n = gnutls_priority_protocol_list(p, &list);
+	for (int i = 0; i < n; i++) {
+		if (list[i] == GNUTLS_SSL3 || list[i] == GNUTLS_TLS1_0 || list[i] == GNUTLS_TLS1_1)
+			snprintf(old + strlen(old), sizeof(old) - strlen(old), "%s%s", old[0] ? ", " : "",
+				 gnutls_protocol_get_name(list[i]));
+		else if (list[i] == GNUTLS_TLS1_2 || list[i] == GNUTLS_TLS1_3)
+			modern = true;
+	}
+	gnutls_priority_deinit(p);
+	if (old[0]) {
+		snprintf(err, errlen, "siem_tls_priority \"%s\" enables %s, which RFC 8996 forbids: "
+			 "TLS 1.2 is the floor (add \":-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2\")",
+			 priority, old);
+		return -EINVAL;
+	}
+	if (!modern) {
+		snprintf(err, errlen, "siem_tls_priority \"%s\" enables neither TLS 1.2 nor TLS 1.3",
+			 priority);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tls_ctx_new(const char *ca, const char *cert, const char *key, const char *priority,
+		struct tls_ctx **ret, char *err, size_t errlen)
 {
 	struct tls_ctx *ctx;
 	bool have_cert = cert && *cert, have_key = key && *key;
@@ -53,11 +84,23 @@ int tls_ctx_new(const char *ca, const char *cert, const char *key, struct tls_ct
 		snprintf(err, errlen, "siem_tls_cert and siem_tls_key go together (one is missing)");
 		return -EINVAL;
 	}
+	if (!priority || !*priority)
+		priority = TLS_PRIORITY_DEFAULT;
+	r = tls_priority_check(priority, err, errlen);
+	if (r < 0)
+		return r;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx || gnutls_certificate_allocate_credentials(&ctx->cred) < 0) {
 		free(ctx);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
+	}
+	r = gnutls_priority_init(&ctx->prio, priority, NULL);
+	if (r < 0) {
+		ctx->prio = NULL;
+		snprintf(err, errlen, "siem_tls_priority: %s", gnutls_strerror(r));
+		tls_ctx_free(ctx);
+		return -EINVAL;
 	}
 	r = gnutls_certificate_set_x509_trust_file(ctx->cred, ca, GNUTLS_X509_FMT_PEM);
 	if (r <= 0) {
@@ -74,7 +117,6 @@ int tls_ctx_new(const char *ca, const char *cert, const char *key, struct tls_ct
 			tls_ctx_free(ctx);
 			return -EINVAL;
 		}
-		ctx->client_cert = true;
 	}
 	*ret = ctx;
 	return 0;
@@ -84,6 +126,8 @@ void tls_ctx_free(struct tls_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->prio)
+		gnutls_priority_deinit(ctx->prio);
 	gnutls_certificate_free_credentials(ctx->cred);
 	free(ctx);
 }
@@ -132,10 +176,8 @@ int tls_conn_new(struct tls_ctx *ctx, int fd, const char *name, struct tls_conn 
 	}
 	c->fd = fd;
 	r = gnutls_init(&c->s, GNUTLS_CLIENT | GNUTLS_NONBLOCK);
-	if (r == 0 && ctx->client_cert)
-		r = gnutls_priority_set_direct(c->s, PRIORITY_CLIENT_CERT, NULL);
-	else if (r == 0)
-		r = gnutls_set_default_priority(c->s);
+	if (r == 0)
+		r = gnutls_priority_set(c->s, ctx->prio);
 	if (r == 0)
 		r = gnutls_credentials_set(c->s, GNUTLS_CRD_CERTIFICATE, ctx->cred);
 	if (r == 0 && !is_ip_address(name))	/* SNI carries DNS names only (RFC 6066) */
@@ -258,6 +300,13 @@ uint64_t tls_conn_rx_bytes(const struct tls_conn *c)
 bool tls_conn_is_tls13(const struct tls_conn *c)
 {
 	return gnutls_protocol_get_version(c->s) == GNUTLS_TLS1_3;
+}
+
+const char *tls_conn_version(const struct tls_conn *c)
+{
+	const char *v = gnutls_protocol_get_name(gnutls_protocol_get_version(c->s));
+
+	return v ? v : "?";
 }
 
 const char *tls_conn_error(const struct tls_conn *c)

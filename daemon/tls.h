@@ -24,10 +24,20 @@
 struct tls_ctx;
 struct tls_conn;
 
-/* ca is required; cert and key are both given or both NULL/"".  On error
- * returns a negative errno and a description in err. */
-int tls_ctx_new(const char *ca, const char *cert, const char *key, struct tls_ctx **ret,
-		char *err, size_t errlen);
+/*
+ * The default GnuTLS priority string (siem_tls_priority): GnuTLS's NORMAL
+ * ciphers, TLS 1.3 and 1.2 only (RFC 8996 forbids TLS 1.0 and 1.1, which
+ * NORMAL still allows in GnuTLS 3.7).
+ */
+#define TLS_PRIORITY_DEFAULT "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/* A priority string GnuTLS accepts that enables TLS 1.2 or 1.3 and nothing older: 0, else
+ * -EINVAL and why in err. */
+int tls_priority_check(const char *priority, char *err, size_t errlen);
+/* ca is required; cert and key are both given or both NULL/""; priority NULL or "": the
+ * default.  On error returns a negative errno and a description in err. */
+int tls_ctx_new(const char *ca, const char *cert, const char *key, const char *priority,
+		struct tls_ctx **ret, char *err, size_t errlen);
 void tls_ctx_free(struct tls_ctx *ctx);
 
 /* name: the name the server certificate must carry (DNS name or IP address). */
@@ -51,6 +61,8 @@ uint64_t tls_conn_rx_bytes(const struct tls_conn *c);
 /* The handshake negotiated TLS 1.3 (the server checks a client's certificate after the
  * client's handshake is complete: see the forwarder's wait for the server's first word). */
 bool tls_conn_is_tls13(const struct tls_conn *c);
+/* "TLS1.3": what the handshake negotiated. */
+const char *tls_conn_version(const struct tls_conn *c);
 const char *tls_conn_error(const struct tls_conn *c);
 
 #endif

@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -471,5 +473,28 @@ int audit_untrusted_encode(struct strbuf *sb, const char *value)
 	for (p = (const unsigned char *)value; *p; p++)
 		if (sb_printf(sb, "%02X", *p) < 0)
 			return -ENOMEM;
+	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
 	return 0;
 }

@@ -107,6 +107,9 @@ int sb_put_text(struct strbuf *sb, const char *s);
 
 /* ---- misc ---- */
 
+/* mkdir -p: path and its missing parents, mode for those created; 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
+
 /* Copy with truncation, always NUL terminated (len > 0). */
 void strtcpy(char *dst, const char *src, size_t len);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_spool.c - libFuzzer target: an arbitrary spool file is opened (or
- * moved aside), read to the end, appended to and acknowledged; what is
- * appended afterwards is always read back (nothing black-holed).
+ * fuzz_spool.c - libFuzzer target: an arbitrary file is opened as a
+ * spool (an odd size: as the segment being written; even: as a spool of
+ * the previous format), read to the end, appended to and
+ * acknowledged; what is appended afterwards is always read back (nothing
+ * black-holed), and everything acknowledged empties it.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,7 +34,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!mkdtemp(dir))
 			abort();
 	}
-	snprintf(path, sizeof(path), "%s/spool", dir);
+	/* a fresh directory: no segment, head, lock or quarantine file of the last input */
+	{
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		if (d)
+			closedir(d);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 size % 2 ? "spool.0000000000000000" : "spool");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
 		abort();
@@ -52,16 +66,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	spool_close(s);
 	sb_free(&sb);
-	/* moved-aside corrupt spools pile up otherwise */
-	{
-		DIR *d = opendir(dir);
-		struct dirent *de;
-
-		while (d && (de = readdir(d)))
-			if (!strncmp(de->d_name, "spool.corrupt.", 14))
-				unlinkat(dirfd(d), de->d_name, 0);
-		if (d)
-			closedir(d);
-	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests.h"
@@ -161,6 +162,44 @@ START_TEST(test_file_permissions)
 	ck_assert_int_eq(chown(path, 1234, 1234), 0);
 	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
 	ck_assert_int_eq(config_load("/nonexistent/reportd.conf", &cfg), -ENOENT);
+	/* not run by root (a replay, the package's tests as the build user): that user's own
+	 * file, or root's, is taken; another user's is not */
+	chmod(dir, 0755);
+	chmod(path, 0644);
+	{
+		pid_t pid = fork();
+		int st;
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct brute_config c;
+			int bad = 0;
+
+			log_set_quiet(true);
+			if (setresgid(1234, 1234, 1234) < 0 || setresuid(1234, 1234, 1234) < 0)
+				_exit(100);
+			config_defaults(&c);
+			bad |= (config_load(path, &c) != 0) << 0;		/* its own */
+			bad |= (config_load("/etc/passwd", &c) != -EINVAL) << 1;	/* root's: read */
+			_exit(bad);
+		}
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %d", WEXITSTATUS(st));
+		ck_assert_int_eq(chown(path, 4321, 4321), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct brute_config c;
+
+			log_set_quiet(true);
+			if (setresgid(1234, 1234, 1234) < 0 || setresuid(1234, 1234, 1234) < 0)
+				_exit(100);
+			config_defaults(&c);
+			_exit(config_load(path, &c) == -EPERM ? 0 : 1);	/* another user's */
+		}
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %d", WEXITSTATUS(st));
+	}
 	rm_rf(dir);
 }
 END_TEST
@@ -207,6 +246,38 @@ START_TEST(test_reload_missing_file)
 }
 END_TEST
 
+/*
+ * issue 22 #1: the auditd plugin and the service both spooled into
+ * /var/lib/brute-reportd by default.  The plugin (--stdin) has its own
+ * directory, whatever auditd's environment says; the service keeps its
+ * StateDirectory=.
+ */
+START_TEST(test_spool_dir_defaults)
+{
+	struct brute_config cfg;
+
+	setenv("STATE_DIRECTORY", "/var/lib/brute-reportd:/var/lib/other", 1);
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.spool_dir, "/var/lib/brute-reportd");
+	config_set_plugin_mode(true);
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.spool_dir, "/var/lib/brute-reportd/plugin");
+	unsetenv("STATE_DIRECTORY");
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.spool_dir, "/var/lib/brute-reportd/plugin");
+	/* a spool_dir in the file wins in both */
+	ck_assert_int_eq(config_parse_string("p", "spool_dir = /srv/spool\n", &cfg), 0);
+	ck_assert_str_eq(cfg.spool_dir, "/srv/spool");
+	config_set_plugin_mode(false);
+	setenv("STATE_DIRECTORY", "/run/state", 1);
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.spool_dir, "/run/state");
+	unsetenv("STATE_DIRECTORY");
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.spool_dir, "/var/lib/brute-reportd");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -216,6 +287,7 @@ Suite *config_suite(void)
 	tcase_add_test(tc, test_every_bad_line_reported);
 	tcase_add_test(tc, test_file_permissions);
 	tcase_add_test(tc, test_reload_missing_file);
+	tcase_add_test(tc, test_spool_dir_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }

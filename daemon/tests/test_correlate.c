@@ -9,6 +9,16 @@
 
 #define H 4294967396ull
 
+/* The parser's callback of replay_keep(): record time as the clock, as run_fixture() does. */
+static void fixture_feed(const struct brute_record *r, void *userdata)
+{
+	struct correlate *corr = userdata;
+	uint64_t now = r->sec * 1000 + r->milli;
+
+	correlate_tick(corr, now);
+	ck_assert_int_eq(correlate_record(corr, r, now), 0);
+}
+
 static const char *field(const struct collected *c, int i, const char *name)
 {
 	const char *v;
@@ -975,6 +985,352 @@ START_TEST(test_captured_v2)
 }
 END_TEST
 
+/* The first entry of a kind with a field of that value, or -1. */
+static int find_with(const struct collected *c, enum entry_kind kind, const char *name,
+		     const char *value, int nth)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = entry_get(&c->e[i], name);
+
+		if (c->e[i].kind == kind && v && !strcmp(v, value) && nth-- == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static size_t count_kind(const struct collected *c, enum entry_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->e[i].kind == kind;
+	return n;
+}
+
+/*
+ * Captured from the v3 kernel (bzImage-v3): a TCP peer (10.196.0.2) crashes
+ * a forking service 5 times and is banned from its endpoint, root lifts the
+ * ban; 4 addresses of its /24 crash it 15 times in all and the /24 is
+ * banned; a local user (uid 4243) crashes a root service over a Unix
+ * socket and is banned; a program crashing from unknown sources is killed
+ * by the backstop; exec attacks through a full-ID wrapper and over several
+ * targets (scope=any); root lifts every ban.
+ */
+START_TEST(test_captured_v3)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a, b, u, cl, k;
+
+	run_fixture("captured-v3.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 157);
+	ck_assert_uint_eq(count_kind(&c, ENTRY_PEER_BAN), 3);
+	ck_assert_uint_eq(count_kind(&c, ENTRY_PEER_UNBAN), 3);
+	ck_assert_uint_eq(count_kind(&c, ENTRY_ATTACK), 6);
+
+	/* the TCP peer: an attack entry with the peer and the endpoint, then its ban */
+	a = find_with(&c, ENTRY_ATTACK, "PEER", "10.196.0.2/32", 0);
+	b = find_with(&c, ENTRY_PEER_BAN, "PEER", "10.196.0.2/32", 0);
+	u = find_with(&c, ENTRY_PEER_UNBAN, "PEER", "10.196.0.2/32", 0);
+	ck_assert(a >= 0 && a < b && b < u);
+	ck_assert_int_eq(c.e[a].priority, LOG_ALERT);
+	ck_assert_str_eq(field(&c, a, "ATTACK_TYPE"), "peer");
+	ck_assert_str_eq(field(&c, a, "ACTION"), "peer_ban");
+	ck_assert_str_eq(field(&c, a, "SOURCE"), "peer");
+	ck_assert_str_eq(field(&c, a, "NETNS"), "4026532091");
+	ck_assert_str_eq(field(&c, a, "TRANSPORT"), "tcp");
+	ck_assert_str_eq(field(&c, a, "LADDR"), "10.196.0.1");
+	ck_assert_str_eq(field(&c, a, "LPORT"), "7777");
+	ck_assert_str_eq(field(&c, a, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, a, "HIERARCHY"), "655104365610");
+	ck_assert_ptr_null(entry_get(&c.e[a], "LINO"));
+	ck_assert_msg(strstr(c.e[a].message, "peer 10.196.0.2/32 crashed service (/selftests/service, hierarchy 655104365610) 5 times at tcp 10.196.0.1:7777 in netns 4026532091, pid 185 uid 0 auid unset, EMA 20 ms") != NULL,
+		      "%s", c.e[a].message);
+	/* the ban: crit, the peer, the endpoint, the count, the length, the attacked task */
+	ck_assert_int_eq(c.e[b].priority, LOG_CRIT);
+	ck_assert_str_eq(field(&c, b, "TRANSPORT"), "tcp");
+	ck_assert_str_eq(field(&c, b, "LADDR"), "10.196.0.1");
+	ck_assert_str_eq(field(&c, b, "LPORT"), "7777");
+	ck_assert_str_eq(field(&c, b, "NETNS"), "4026532091");
+	ck_assert_str_eq(field(&c, b, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, b, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, b, "BAN_UNTIL"), "2026-12-04T17:51:46.211000Z");
+	ck_assert_str_eq(field(&c, b, "HIERARCHY"), "655104365610");
+	ck_assert_str_eq(field(&c, b, "PID"), "185");
+	ck_assert_str_eq(field(&c, b, "EXE"), "/selftests/service");
+	ck_assert_str_eq(field(&c, b, "AUDIT_ID"), "1796405806.211:33");
+	ck_assert_str_eq(c.e[b].message, "Peer 10.196.0.2/32 banned from tcp 10.196.0.1:7777 in netns 4026532091 for 900 s after 5 crashes of service (/selftests/service)");
+	/* root lifted it a second later: how long it lasted, what it refused, who lifted it */
+	ck_assert_int_eq(c.e[u].priority, LOG_NOTICE);
+	ck_assert_str_eq(field(&c, u, "REASON"), "lifted");
+	ck_assert_str_eq(field(&c, u, "REFUSED"), "9");
+	ck_assert_str_eq(field(&c, u, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, u, "BANNED_MS"), "1024");
+	ck_assert_str_eq(field(&c, u, "HIERARCHY"), "655104365610");
+	ck_assert_str_eq(field(&c, u, "LIFTED_BY_UID"), "0");
+	ck_assert_str_eq(field(&c, u, "LIFTED_BY_EXE"), "/bin/busybox");
+	ck_assert_ptr_null(entry_get(&c.e[u], "PID"));
+	ck_assert_str_eq(c.e[u].message, "Ban of peer 10.196.0.2/32 on tcp 10.196.0.1:7777 in netns 4026532091 lifted by pid 150 uid 0 auid unset (/bin/busybox); it refused 9 connection requests, packets or reads");
+
+	/* the /24: escalated after 15 crashes of 4 of its addresses */
+	a = find_with(&c, ENTRY_ATTACK, "PEER", "10.196.0.0/24", 0);
+	b = find_with(&c, ENTRY_PEER_BAN, "PEER", "10.196.0.0/24", 0);
+	u = find_with(&c, ENTRY_PEER_UNBAN, "PEER", "10.196.0.0/24", 0);
+	ck_assert(a >= 0 && a < b && b < u);
+	ck_assert_str_eq(field(&c, a, "FAULTS"), "15");
+	ck_assert_str_eq(field(&c, b, "FAULTS"), "15");
+	ck_assert_str_eq(field(&c, u, "REFUSED"), "27");
+	ck_assert_str_eq(field(&c, u, "FAULTS"), "15");
+	/* the service's incident: its own 15 crashes, all after a peer's input, 2 peers banned */
+	cl = find_hier(&c, ENTRY_CLOSED, "655104365610", 0);
+	ck_assert(cl > b);
+	ck_assert_str_eq(field(&c, cl, "CRASHES"), "15");
+	ck_assert_str_eq(field(&c, cl, "FAULTS"), "15");
+	ck_assert_str_eq(field(&c, cl, "CRASHES_PEER"), "15");
+	ck_assert_str_eq(field(&c, cl, "CRASHES_UNKNOWN"), "0");
+	ck_assert_str_eq(field(&c, cl, "ATTACKS"), "2");
+	ck_assert_str_eq(field(&c, cl, "PEER_BANS"), "2");
+	ck_assert_str_eq(field(&c, cl, "KILLED_COUNT"), "0");
+	ck_assert_str_eq(field(&c, cl, "BOUNDARIES"), "network");
+	ck_assert(strstr(c.e[cl].message, ", 2 peers banned") != NULL);
+
+	/* the Unix peer: a local user, the listening socket's inode, no address */
+	a = find_with(&c, ENTRY_ATTACK, "PEER", "uid:4243", 0);
+	b = find_with(&c, ENTRY_PEER_BAN, "PEER", "uid:4243", 0);
+	u = find_with(&c, ENTRY_PEER_UNBAN, "PEER", "uid:4243", 0);
+	ck_assert(a >= 0 && a < b && b < u);
+	ck_assert_str_eq(field(&c, b, "PEER_UID"), "4243");
+	ck_assert_str_eq(field(&c, b, "TRANSPORT"), "unix");
+	ck_assert_str_eq(field(&c, b, "LINO"), "1150");
+	ck_assert_str_eq(field(&c, b, "NETNS"), "4026531840");
+	ck_assert_ptr_null(entry_get(&c.e[b], "LADDR"));
+	ck_assert_ptr_null(entry_get(&c.e[b], "LPORT"));
+	ck_assert_str_eq(c.e[b].message, "Local user uid 4243 banned from unix socket inode 1150 in netns 4026531840 for 900 s after 5 crashes of service (/selftests/service)");
+	ck_assert_str_eq(field(&c, u, "REFUSED"), "1");
+	ck_assert(strstr(c.e[u].message, "Ban of local user uid 4243 on unix socket inode 1150 in netns 4026531840 lifted") == c.e[u].message);
+	k = find_with(&c, ENTRY_BOUNDARY, "HIERARCHY", "655104365616", 0);
+	ck_assert_str_eq(field(&c, k, "BOUNDARY"), "unix");
+	cl = find_hier(&c, ENTRY_CLOSED, "655104365616", 0);
+	ck_assert_str_eq(field(&c, cl, "PEER_BANS"), "1");
+	ck_assert_str_eq(field(&c, cl, "BOUNDARIES"), "unix");
+
+	/* the backstop: crashes nobody can be named for, the image killed */
+	a = find_with(&c, ENTRY_ATTACK, "ATTACK_TYPE", "backstop", 0);
+	k = find_hier(&c, ENTRY_KILL, "655104365619", 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "655104365619", 0);
+	ck_assert(a >= 0 && a < k && k < cl);
+	ck_assert_str_eq(field(&c, a, "SOURCE"), "unknown");
+	ck_assert_str_eq(field(&c, a, "ACTION"), "kill");
+	ck_assert_str_eq(field(&c, a, "FAULTS"), "6");
+	ck_assert_str_eq(field(&c, a, "CRASHES_UNKNOWN"), "6");
+	ck_assert_ptr_null(entry_get(&c.e[a], "PEER"));
+	ck_assert_msg(strstr(c.e[a].message, "Backstop: hierarchy 655104365619 (attacker, /selftests/attacker) crashed 6 times from peers or unknown sources without a quiet period, pid 212 uid 1000 auid unset, EMA 13 ms") == c.e[a].message &&
+		      strstr(c.e[a].message, "; action: kill (its supervisor restarts it with a fresh layout and canary); this incident: 6 crashes, 0 after a peer's input, 6 unattributed"),
+		      "%s", c.e[a].message);
+	ck_assert_str_eq(field(&c, k, "ATTACK_TYPE"), "backstop");
+	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "206");
+	ck_assert(strstr(c.e[k].message, "after the backstop") != NULL);
+
+	/* a full-ID wrapper: the crossing names the chain's owner and who answers for it */
+	k = find_with(&c, ENTRY_BOUNDARY, "HIERARCHY", "655104365620", 1);
+	ck_assert_str_eq(field(&c, k, "BOUNDARY"), "setid");
+	ck_assert_str_eq(field(&c, k, "OWNER_UID"), "1000");
+	ck_assert_str_eq(field(&c, k, "ATTACKER_UID"), "1000");
+	ck_assert(strstr(c.e[k].message, "; privileged exec chain of uid 1000") != NULL);
+	cl = find_hier(&c, ENTRY_CLOSED, "655104365620", 0);
+	ck_assert_str_eq(field(&c, cl, "CRASHES_USER"), "1");
+
+	/* exec attacks with their scope; the scope=any ban says what it refuses */
+	a = find_with(&c, ENTRY_ATTACK, "ATTACKER_UID", "1000", 0);
+	ck_assert_str_eq(field(&c, a, "SCOPE"), "target");
+	ck_assert_str_eq(field(&c, a, "SOURCE"), "user");
+	a = find_with(&c, ENTRY_ATTACK, "ATTACKER_UID", "1001", 0);
+	ck_assert_str_eq(field(&c, a, "SCOPE"), "any");
+	b = find_with(&c, ENTRY_BAN, "ATTACKER_UID", "1001", 0);
+	ck_assert_str_eq(field(&c, b, "SCOPE"), "any");
+	ck_assert_str_eq(c.e[b].message, "Banned uid 1001 from every privileged execve() for 900 s after an exec brute force attack on several programs (the last one /tmp/j6) from hierarchy 655104365650");
+	u = find_with(&c, ENTRY_UNBAN, "ATTACKER_UID", "1001", 0);
+	ck_assert(strstr(c.e[u].message, "Ban of uid 1001 on every privileged execve() lifted by pid 150") == c.e[u].message);
+	collected_free(&c);
+}
+END_TEST
+
+/* Feed a fixture, keep the correlator for its counters; the daemon's log into *log. */
+static struct correlate *replay_keep(const char *name, struct collected *out, char **log)
+{
+	struct correlate_config cfg;
+	struct correlate *corr;
+	struct parser *p;
+	size_t len;
+	char *data = read_file(fixture(name), &len);
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	memset(out, 0, sizeof(*out));
+	corr = correlate_new(&cfg, collect_cb, out);
+	p = parser_new(fixture_feed, corr);
+	ck_assert(corr && p);
+	stderr_capture_begin();
+	ck_assert_int_eq(parser_feed(p, data, len), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	*log = stderr_capture_end();
+	parser_free(p);
+	free(data);
+	return corr;
+}
+
+/*
+ * v3-peers.log: a peer attack without a ban (peer_ban_time_s = 0), an IPv6
+ * /64 banned from a listener on ::, records the kernel could not emit
+ * (records_dropped= 3, then 5, then 6 in all), a crash the table could not
+ * charge, the ban's end seen after the hierarchy was gone.
+ */
+START_TEST(test_v3_peers)
+{
+	struct collected c;
+	struct correlate *corr;
+	const struct correlate_stats *st;
+	char *log;
+	int a, b, u, cl;
+
+	corr = replay_keep("v3-peers.log", &c, &log);
+	st = correlate_get_stats(corr);
+	/* mitigation=none: an attack entry, no ban */
+	a = find_with(&c, ENTRY_ATTACK, "PEER", "192.0.2.7/32", 0);
+	ck_assert_str_eq(field(&c, a, "ACTION"), "none");
+	ck_assert_str_eq(field(&c, a, "LADDR"), "::");
+	ck_assert_int_eq(find_with(&c, ENTRY_PEER_BAN, "PEER", "192.0.2.7/32", 0), -1);
+	ck_assert(strstr(c.e[a].message, " at tcp [::]:443 in netns 4026531840,") != NULL);
+	/* the IPv6 /64: banned for 600 s; its end came after the service's hierarchy was gone */
+	b = find_with(&c, ENTRY_PEER_BAN, "PEER", "2001:db8:1:2::/64", 0);
+	u = find_with(&c, ENTRY_PEER_UNBAN, "PEER", "2001:db8:1:2::/64", 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "4296000001", 0);
+	ck_assert(b >= 0 && b < cl && cl < u);
+	ck_assert_str_eq(field(&c, b, "BAN_S"), "600");
+	ck_assert_str_eq(c.e[b].message, "Peer 2001:db8:1:2::/64 banned from tcp [::]:443 in netns 4026531840 for 600 s after 5 crashes of httpd (/usr/sbin/httpd)");
+	ck_assert_str_eq(field(&c, u, "REASON"), "expired");
+	ck_assert_str_eq(field(&c, u, "REFUSED"), "4");
+	ck_assert_str_eq(field(&c, u, "BANNED_MS"), "600000");
+	ck_assert_str_eq(field(&c, u, "HIERARCHY"), "4296000001");
+	ck_assert_ptr_null(entry_get(&c.e[u], "LIFTED_BY_PID"));
+	ck_assert_str_eq(c.e[u].message, "Ban of peer 2001:db8:1:2::/64 on tcp [::]:443 in netns 4026531840 ended (expired); it refused 4 connection requests, packets or reads");
+	/* records lost while the incident was open: 3 + 2 + 1, said on its closed entry */
+	ck_assert_str_eq(field(&c, cl, "RECORDS_DROPPED"), "6");
+	ck_assert_str_eq(field(&c, cl, "CRASHES_PEER"), "10");
+	ck_assert_str_eq(field(&c, cl, "PEER_BANS"), "1");
+	ck_assert(strstr(c.e[cl].message, "(incomplete: the kernel could not emit 6 records meanwhile)") != NULL);
+	ck_assert_uint_eq(st->kernel_dropped, 6);
+	ck_assert_uint_eq(st->peer_bans, 1);
+	ck_assert_uint_eq(st->peer_unbans, 1);
+	ck_assert_uint_eq(st->peer_bans_kept, 0);
+	ck_assert_uint_eq(st->uncharged, 1);
+	/*
+	 * The daemon's log: each loss with the record that said it; the third,
+	 * within a minute of the second, is held back until the minute is over
+	 * (the next tick after it: the hierarchy's deallocation, 3 minutes on).
+	 */
+	ck_assert_msg(strstr(log, "warning: the kernel could not emit 3 Brute audit records (3 since boot, as of record 1796500000.200:103)") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "warning: the kernel could not emit 2 Brute audit records (5 since boot, as of record 1796500120.000:108)") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "warning: the kernel could not emit 1 Brute audit record (6 since boot, as of record 1796500121.400:115)") >
+		      strstr(log, "(5 since boot"), "%s", log);
+	ck_assert_msg(strstr(log, "could not charge a crash of /usr/bin/su (uid 1002, dev 254:0 ino 77, hierarchy 4296000010)") != NULL, "%s", log);
+	free(log);
+	ck_assert_uint_eq(correlate_next_deadline(corr), UINT64_MAX);
+	correlate_free(corr);
+	collected_free(&c);
+}
+END_TEST
+
+/* Lost records said within a minute of the last report wait for the minute's end, a deadline of their own. */
+START_TEST(test_dropped_log_deadline)
+{
+	struct correlate_config cfg;
+	struct correlate *corr;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	char *log;
+
+	correlate_config_defaults(&cfg);
+	corr = correlate_new(&cfg, collect_cb, &c);
+	r->type = BRUTE_TYPE_CONFIG;
+	strcpy(r->tunable, "mode");
+	r->has_records_dropped = true;
+	r->records_dropped = 4;
+	r->serial = 7;
+	stderr_capture_begin();
+	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
+	r->records_dropped = 9;
+	r->serial = 8;
+	ck_assert_int_eq(correlate_record(corr, r, 2000), 0);
+	r->serial = 9;		/* the same total again: nothing new */
+	ck_assert_int_eq(correlate_record(corr, r, 3000), 0);
+	correlate_tick(corr, 60999);
+	log = stderr_capture_end();
+	ck_assert_msg(strstr(log, "could not emit 4 Brute audit records (4 since boot, as of record 0.000:7)") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "9 since boot") == NULL, "%s", log);
+	free(log);
+	ck_assert_uint_eq(correlate_next_deadline(corr), 61000);
+	stderr_capture_begin();
+	correlate_tick(corr, 61000);
+	log = stderr_capture_end();
+	ck_assert_msg(strstr(log, "could not emit 5 Brute audit records (9 since boot, as of record 0.000:8)") != NULL, "%s", log);
+	free(log);
+	ck_assert_uint_eq(correlate_next_deadline(corr), UINT64_MAX);
+	ck_assert_uint_eq(correlate_get_stats(corr)->kernel_dropped, 9);
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
+/* A peer ban whose end is never seen is forgotten long after it; a new ban of the same key replaces it. */
+START_TEST(test_peer_ban_forgotten)
+{
+	struct correlate_config cfg;
+	struct correlate *corr;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	const struct correlate_stats *st;
+
+	correlate_config_defaults(&cfg);
+	cfg.hierarchy_idle_ms = 1000;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	st = correlate_get_stats(corr);
+	r->type = BRUTE_TYPE_PEER_BAN;
+	r->hierarchy = 7;
+	r->faults = 5;
+	r->ban_s = 10;
+	r->peer.present = true;
+	r->peer.proto = PROTO_TCP;
+	strcpy(r->peer.addr, "198.51.100.9/32");
+	strcpy(r->peer.laddr, "0.0.0.0");
+	r->peer.lport = 25;
+	r->peer.netns = 1;
+	ck_assert_int_eq(correlate_record(corr, r, 5000), 0);
+	ck_assert_int_eq(correlate_record(corr, r, 6000), 0);	/* again: the same ban */
+	ck_assert_uint_eq(st->peer_bans_kept, 1);
+	r->peer.lport = 587;					/* another endpoint: another ban */
+	ck_assert_int_eq(correlate_record(corr, r, 6000), 0);
+	ck_assert_uint_eq(st->peer_bans_kept, 2);
+	correlate_tick(corr, 6000 + 1000 + 10 * 1000 - 1);
+	ck_assert_uint_eq(st->peer_bans_kept, 2);
+	correlate_tick(corr, 6000 + 1000 + 10 * 1000);
+	ck_assert_uint_eq(st->peer_bans_kept, 0);
+	/* its end, seen now, says what the record says, without the ban's length */
+	r->type = BRUTE_TYPE_PEER_UNBAN;
+	r->hierarchy = 0;
+	strcpy(r->reason, "expired");
+	ck_assert_int_eq(correlate_record(corr, r, 20000), 0);
+	ck_assert_int_eq(c.e[c.n - 1].kind, ENTRY_PEER_UNBAN);
+	ck_assert_ptr_null(entry_get(&c.e[c.n - 1], "BAN_S"));
+	ck_assert_str_eq(entry_get(&c.e[c.n - 1], "LPORT"), "587");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 Suite *correlate_suite(void)
 {
 	Suite *s = suite_create("correlate");
@@ -1005,6 +1361,12 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_v2_kill_summary);
 	tcase_add_test(tc, test_v2_kill_summary_late);
 	tcase_add_test(tc, test_captured_v2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("v3");
+	tcase_add_test(tc, test_captured_v3);
+	tcase_add_test(tc, test_v3_peers);
+	tcase_add_test(tc, test_peer_ban_forgotten);
+	tcase_add_test(tc, test_dropped_log_deadline);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,10 @@
  * The brute-reportd binary end to end: replay, plugin mode latency and
  * SIGTERM, configuration errors.  BRUTE_REPORTD names the binary.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,6 +19,8 @@
 #include <unistd.h>
 
 #include "tests.h"
+#include "spool.h"
+#include "status.h"
 
 struct child {
 	pid_t pid;
@@ -126,9 +131,25 @@ START_TEST(test_replay)
 		spawn(&c, argv);
 	}
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
-	ck_assert(strstr(err, "skipped 7 malformed") != NULL);
+	ck_assert(strstr(err, "skipped 8 malformed") != NULL);
 	ck_assert(strstr(err, "garbage 3") != NULL);
 	ck_assert(strstr(out, "closed (end-of-input)") != NULL);
+	free(out);
+	free(err);
+	/* v3: peer bans, lost records and an uncharged crash, in the log and the counters */
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--input",
+				 (char *)fixture("v3-peers.log"), "--stats", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert_int_eq(count_lines(out, " peer_ban: Peer 2001:db8:1:2::/64 banned from tcp [::]:443 in netns 4026531840 for 600 s"), 1);
+	ck_assert_int_eq(count_lines(out, " peer_unban: Ban of peer 2001:db8:1:2::/64 on tcp [::]:443"), 1);
+	ck_assert_msg(strstr(err, "could not emit 3 Brute audit records (3 since boot") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "could not emit 1 Brute audit record (6 since boot") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "peer bans 1, peer ban ends 1, uncharged crashes 1, records the kernel dropped 6;") != NULL,
+		      "%s", err);
+	ck_assert(strstr(err, "malformed 0,") != NULL);
 	free(out);
 	free(err);
 	rm_rf(dir);
@@ -315,6 +336,327 @@ START_TEST(test_plugin_latency_sigterm)
 }
 END_TEST
 
+/* A TCP port nothing listens on (bound, then released). */
+static unsigned closed_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	getsockname(fd, (struct sockaddr *)&sa, &len);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+/* Read c's stdout until it holds needle (10 s at most). */
+static void wait_output(struct child *c, const char *needle, struct strbuf *got)
+{
+	struct pollfd p = { .fd = c->out, .events = POLLIN };
+	char buf[4096];
+
+	while (!strstr(sb_str(got), needle)) {
+		ssize_t n;
+
+		ck_assert_msg(poll(&p, 1, 10000) == 1, "no \"%s\" in: %s", needle, sb_str(got));
+		n = read(c->out, buf, sizeof(buf));
+		ck_assert_int_gt(n, 0);
+		sb_put(got, buf, (size_t)n);
+	}
+}
+
+/*
+ * issue 22 #1: two daemons, one spool.  Instance B (brute-reportd -i FILE
+ * --forward, with the service's configuration) spooled while instance A
+ * ran, A appended at its stale offset, and at the next start B's entries
+ * were gone.  Now B stops at once with an error naming A; A's entries are
+ * all in the spool.
+ */
+START_TEST(test_two_instances_one_spool)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], spool[600], line[1024], pidstr[32], *out, *err;
+	struct strbuf got = STRBUF_INIT, sb = STRBUF_INIT;
+	struct child a, b;
+	struct spool *sp;
+	uint64_t pos, next;
+	int n, entries = 0;
+
+	snprintf(spool, sizeof(spool), "%s/spool", dir);
+	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
+		 "siem_port = %u\nsiem_kinds = boundary,attack,kill,closed\nspool_dir = %s\n",
+		 closed_port(), spool);
+	write_config(conf, sizeof(conf), dir, text);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&a, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	n = snprintf(line, sizeof(line),
+		     "type=UNKNOWN[1714] msg=audit(%lld.000:4): brute_hierarchy=4294967395 opid=4 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
+		     (long long)time(NULL));
+	ck_assert(write(a.in, line, (size_t)n) == n);
+	wait_output(&a, "\"kind\":\"kill\"", &got);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--input",
+				 (char *)fixture("exec_attack.log"), "--forward", "--output", "none", NULL };
+		spawn(&b, argv);
+	}
+	ck_assert_int_eq(finish(&b, &out, &err), 1);
+	snprintf(pidstr, sizeof(pidstr), "in use by process %d ", (int)a.pid);
+	ck_assert_msg(strstr(err, pidstr) != NULL, "%s", err);
+	free(out);
+	free(err);
+	kill(a.pid, SIGTERM);
+	ck_assert_int_eq(finish(&a, &out, &err), 0);
+	free(out);
+	free(err);
+	/* A's kill and its closed (shutdown) entry, nothing of B's, nothing cut */
+	ck_assert_int_eq(spool_open(spool, 1 << 20, false, &sp), 0);
+	ck_assert_uint_eq(spool_get_stats(sp)->truncated_bytes, 0);
+	ck_assert_uint_eq(spool_get_stats(sp)->corrupt, 0);
+	for (pos = spool_head(sp); spool_read(sp, pos, &sb, &next) == 0; pos = next) {
+		struct entry e;
+
+		ck_assert_int_eq(entry_deserialize(sb.buf, sb.len, &e), 0);
+		ck_assert(e.kind == ENTRY_KILL || e.kind == ENTRY_CLOSED);
+		entry_free(&e);
+		entries++;
+	}
+	ck_assert_int_eq(entries, 2);
+	spool_close(sp);
+	sb_free(&sb);
+	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Feed one kill record of hierarchy h to a plugin-mode daemon; wait for its entry. */
+static void feed_kill(struct child *c, unsigned h, struct strbuf *got)
+{
+	char line[512], want[64];
+	int n = snprintf(line, sizeof(line),
+			 "type=UNKNOWN[1714] msg=audit(%lld.000:%u): brute_hierarchy=%u opid=%u ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
+			 (long long)time(NULL), h, h, h);
+
+	ck_assert(write(c->in, line, (size_t)n) == n);
+	snprintf(want, sizeof(want), "\"hierarchy\":\"%u\"", h);
+	wait_output(c, want, got);
+}
+
+/* "KIND:HIERARCHY ..." of the entries in the spool at dir, in order. */
+static void spool_kinds(const char *dir, char *out, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct spool *sp;
+	uint64_t pos, next;
+	size_t n = 0;
+
+	out[0] = '\0';
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	for (pos = spool_head(sp); spool_read(sp, pos, &sb, &next) == 0; pos = next) {
+		struct entry e;
+		const char *h = "?";
+
+		ck_assert_int_eq(entry_deserialize(sb.buf, sb.len, &e), 0);
+		for (size_t i = 0; i < e.n_fields; i++)
+			if (!strcmp(e.fields[i].name, "HIERARCHY"))
+				h = e.fields[i].value;
+		n += (size_t)snprintf(out + n, len - n, "%s%s:%s", n ? " " : "", entry_kind_name(e.kind), h);
+		entry_free(&e);
+	}
+	spool_close(sp);
+	sb_free(&sb);
+}
+
+static int run_reload(const char *rundir, char **err)
+{
+	struct child c;
+	char *out;
+	int rc;
+
+	setenv("RUNTIME_DIRECTORY", rundir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--reload", NULL };
+		spawn(&c, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	rc = finish(&c, &out, err);
+	free(out);
+	return rc;
+}
+
+/*
+ * issue 22 #2: SIGHUP with a spool_dir the daemon cannot use logged "SIEM
+ * forwarding disabled", then "configuration reloaded", and dropped every
+ * later alert without a counter moving.  Now such a reload is refused: the
+ * running configuration stays (the next alert is spooled where the
+ * previous ones were), brute-reportd --reload exits 1 with the reason,
+ * --check-config fails on the file; a good reload then applies, and the
+ * client exits 0.
+ */
+START_TEST(test_reload_refused_keeps_forwarding)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], a[600], b[600], bad[600], kinds[1024], *out, *err;
+	struct strbuf got = STRBUF_INIT;
+	struct child d, c;
+	unsigned port = closed_port();
+	FILE *f;
+
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(bad, sizeof(bad), "%s/not-a-directory", dir);
+	ck_assert((f = fopen(bad, "w")) != NULL);
+	fclose(f);
+#define CONF(spool) do { \
+		snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n" \
+			 "siem_port = %u\nsiem_kinds = attack,kill,closed\nspool_dir = %s\n", port, spool); \
+		write_config(conf, sizeof(conf), dir, text); \
+	} while (0)
+	CONF(a);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	feed_kill(&d, 4001, &got);
+
+	/* a spool_dir that cannot be used: refused, said, the running configuration kept */
+	CONF(bad);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--check-config", NULL };
+		spawn(&c, argv);
+	}
+	ck_assert_int_eq(finish(&c, &out, &err), 1);
+	ck_assert_msg(strstr(err, "spool_dir") && strstr(err, "not-a-directory"), "%s", err);
+	ck_assert(strstr(out, "configuration OK") == NULL);
+	free(out);
+	free(err);
+	ck_assert_int_eq(run_reload(dir, &err), 1);
+	ck_assert_msg(strstr(err, "reload refused") && strstr(err, "not-a-directory"), "%s", err);
+	free(err);
+	feed_kill(&d, 4002, &got);
+
+	/* a good one: applied */
+	CONF(b);
+	ck_assert_int_eq(run_reload(dir, &err), 0);
+	ck_assert_msg(strstr(err, "reloaded") != NULL, "%s", err);
+	free(err);
+	feed_kill(&d, 4003, &got);
+#undef CONF
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	ck_assert_msg(strstr(err, "reload failed, keeping the running configuration") != NULL, "%s", err);
+	free(out);
+	free(err);
+	/* 4002 came after the refused reload: spooled with 4001, in the running spool */
+	spool_kinds(a, kinds, sizeof(kinds));
+	ck_assert_str_eq(kinds, "kill:4001 kill:4002");
+	spool_kinds(b, kinds, sizeof(kinds));
+	/* then the shutdown's closed entries, in the table's order */
+	ck_assert_msg(!strncmp(kinds, "kill:4003 closed:", 17) && strlen(kinds) == 45 &&
+		      strstr(kinds, "closed:4001") && strstr(kinds, "closed:4002") &&
+		      strstr(kinds, "closed:4003"), "%s", kinds);
+	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A key of the state file in dir, "" when absent. */
+static void state_key(const char *dir, const char *key, char *val, size_t len)
+{
+	if (status_read_key(dir, key, val, len) < 0)
+		val[0] = '\0';
+}
+
+/* Wait (20 s at most) until dir's state file has key=want (want ending in '*': a prefix). */
+static bool state_is(const char *dir, const char *key, const char *want)
+{
+	char v[512];
+	size_t n = strlen(want);
+
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, key, v, sizeof(v));
+		if (want[n - 1] == '*' ? !strncmp(v, want, n - 1) : !strcmp(v, want))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
+ * issue 22, delivery state: what operators ask for first.  The state file
+ * (and STATUS=, and brutectl status from it) says whether the SIEM is
+ * connected, the last error, when the last delivery was, the time of the
+ * oldest spooled alert, and the failures: with the receiver down, then up.
+ */
+START_TEST(test_delivery_state)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], v[512], *out, *err;
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct child d;
+	unsigned port = closed_port();
+	uint64_t t0 = (uint64_t)time(NULL) * 1000000, oldest;
+	int lfd, cfd;
+
+	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
+		 "siem_port = %u\nsiem_kinds = kill\nsiem_retry_min = 1\nsiem_retry_max = 1\n"
+		 "spool_dir = %s/spool\n", port, dir);
+	write_config(conf, sizeof(conf), dir, text);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	feed_kill(&d, 5001, &got);
+	/* down: not connected, why, failures, the oldest alert waiting */
+	ck_assert(state_is(dir, "siem", "tcp"));
+	snprintf(text, sizeof(text), "127.0.0.1:%u", port);
+	ck_assert(state_is(dir, "siem_target", text));
+	ck_assert(state_is(dir, "siem_connected", "0"));
+	ck_assert_msg(state_is(dir, "siem_last_error", "connect: Connection refused*"), "siem_last_error");
+	ck_assert(state_is(dir, "spooled", "1"));
+	state_key(dir, "siem_failures", v, sizeof(v));
+	ck_assert_int_ge(atoi(v), 1);
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_str_eq(v, "0");
+	state_key(dir, "spool_oldest_usec", v, sizeof(v));
+	oldest = strtoull(v, NULL, 10);
+	ck_assert_msg(oldest >= t0 - 2000000 && oldest <= t0 + 60000000, "oldest %llu, t0 %llu",
+		      (unsigned long long)oldest, (unsigned long long)t0);
+
+	/* up: a receiver on that port takes it */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	cfd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(cfd, 0);
+	ck_assert(state_is(dir, "siem_connected", "1"));
+	ck_assert(state_is(dir, "spooled", "0"));
+	ck_assert(state_is(dir, "spool_oldest_usec", "0"));
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_uint_ge(strtoull(v, NULL, 10), t0);
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	free(out);
+	free(err);
+	close(cfd);
+	close(lfd);
+	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
@@ -325,6 +667,9 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_bad_config_refused);
 	tcase_add_test(tc, test_plugin_latency_sigterm);
+	tcase_add_test(tc, test_two_instances_one_spool);
+	tcase_add_test(tc, test_reload_refused_keeps_forwarding);
+	tcase_add_test(tc, test_delivery_state);
 	suite_add_tcase(s, tc);
 	return s;
 }

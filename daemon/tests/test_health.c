@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,10 +161,11 @@ START_TEST(test_status_file)
 	ck_assert_str_eq(text, "brute active, audit enabled, mode 2; records 12, incidents 3 (1 open), attacks 2, alerts queued 7, dropped 1, spooled 4, lost 5");
 	/* the directory is created; the file replaced whole */
 	snprintf(dir, sizeof(dir), "%s/run", d);
-	ck_assert_int_eq(status_write(dir, &h, &c, 42, 1700000000000000ull), 0);
+	ck_assert_int_eq(status_write(dir, &h, &c, NULL, 42, 1700000000000000ull), 0);
 	c.records = 13;
 	h.mode = 0;
-	ck_assert_int_eq(status_write(dir, &h, &c, 42, 1700000000000000ull), 0);
+	ck_assert_int_eq(status_write(dir, &h, &c, &(struct status_reload){ 3, true, "spool_dir /x:\nno" },
+				      42, 1700000000000000ull), 0);
 	snprintf(path, sizeof(path), "%s/status", dir);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0644);
@@ -173,6 +175,38 @@ START_TEST(test_status_file)
 	ck_assert(strstr(s, "\nmode=0\n") != NULL);
 	ck_assert(strstr(s, "\nproblems=1\n") != NULL);
 	ck_assert(strstr(s, "\nalerts_queued=7\nalerts_dropped=1\nspooled=4\nlost=5\n") != NULL);
+	/* the last reload's verdict, on one line whatever the error says */
+	ck_assert(strstr(s, "\nreloads=3\nreload_result=failed\nreload_error=spool_dir /x: no\n") != NULL);
+	free(s);
+	{
+		char v[64];
+
+		ck_assert_int_eq(status_read_key(dir, "reloads", v, sizeof(v)), 0);
+		ck_assert_str_eq(v, "3");
+		ck_assert_int_eq(status_read_key(dir, "reload", v, sizeof(v)), -ENODATA);
+		ck_assert_int_eq(status_read_key("/nonexistent", "pid", v, sizeof(v)), -ENOENT);
+	}
+	/* with SIEM delivery: its state, in STATUS= with absolute times */
+	snprintf(c.siem, sizeof(c.siem), "tcp");
+	snprintf(c.siem_target, sizeof(c.siem_target), "siem.example.org:514");
+	c.failures = 3;
+	c.last_error_usec = 1700000001000000ull;
+	snprintf(c.last_error, sizeof(c.last_error), "connect: Connection refused");
+	c.last_delivery_usec = 1700000000000000ull;
+	c.oldest_usec = 1700000002500000ull;
+	c.parked = 1;
+	status_text(&h, &c, text, sizeof(text));
+	ck_assert_msg(strstr(text, "; SIEM tcp siem.example.org:514 NOT connected (connect: Connection refused), last delivery 2023-11-14T22:13:20Z, 3 failures, oldest spooled alert 2023-11-14T22:13:22Z, parked 1") != NULL, "%s", text);
+	c.connected = true;
+	status_text(&h, &c, text, sizeof(text));
+	ck_assert_msg(strstr(text, "; SIEM tcp siem.example.org:514 connected, last delivery") != NULL, "%s", text);
+	ck_assert_int_eq(status_write(dir, &h, &c, NULL, 42, 1700000000000000ull), 0);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	s = read_file(path, NULL);
+	ck_assert_msg(strstr(s, "\nalerts_parked=1\nsiem=tcp\nsiem_target=siem.example.org:514\nsiem_connected=1\n"
+			     "siem_failures=3\nsiem_last_delivery_usec=1700000000000000\n"
+			     "siem_last_error_usec=1700000001000000\nsiem_last_error=connect: Connection refused\n"
+			     "spool_oldest_usec=1700000002500000\n") != NULL, "%s", s);
 	free(s);
 	snprintf(path, sizeof(path), "%s/.status.tmp", dir);
 	ck_assert_int_eq(access(path, F_OK), -1);	/* no temporary left */
@@ -188,6 +222,30 @@ START_TEST(test_status_file)
 }
 END_TEST
 
+/*
+ * issue 22 #8: the AUDIT_GET reply was read with a blocking audit_get_reply() and no
+ * timeout, every 30 s in the event loop: a reply that never comes hung the daemon (and
+ * its watchdog killed it).  A socket that never answers, and one that answers garbage:
+ * both end with "unknown" and the reason, within the bound.
+ */
+START_TEST(test_audit_reply_bounded)
+{
+	int sv[2], err = 0;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(health_audit_reply(sv[0], 300, &err), AUDIT_UNKNOWN);
+	ck_assert_int_eq(err, ETIMEDOUT);
+	/* not from the kernel's netlink address: libaudit refuses it, no wait */
+	ck_assert(write(sv[1], "garbage", 7) == 7);
+	err = 0;
+	ck_assert_int_eq(health_audit_reply(sv[0], 60000, &err), AUDIT_UNKNOWN);
+	ck_assert_int_ne(err, 0);
+	ck_assert_int_ne(err, ETIMEDOUT);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 Suite *health_suite(void)
 {
 	Suite *s = suite_create("health");
@@ -196,6 +254,7 @@ Suite *health_suite(void)
 	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_log_changes);
 	tcase_add_test(tc, test_status_file);
+	tcase_add_test(tc, test_audit_reply_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

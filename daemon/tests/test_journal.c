@@ -205,6 +205,59 @@ START_TEST(test_unset_audit_ids)
 }
 END_TEST
 
+/* v3: a peer ban and its end are journal entries of their own, with the peer and the endpoint */
+START_TEST(test_v3_peer_ban_fields)
+{
+	struct collected c;
+	struct journal_fields jf;
+	int b, u;
+
+	run_fixture("captured-v3.log", NULL, &c, NULL);
+	b = find_entry(&c, ENTRY_PEER_BAN, 0);
+	u = find_entry(&c, ENTRY_PEER_UNBAN, 0);
+	ck_assert(b >= 0 && u >= 0);
+	ck_assert_int_eq(journal_fields_build(&c.e[b], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), "79ecec051cb34c3a91486f64fd349085");
+	ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "2");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KIND"), "peer_ban");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_PEER"), "10.196.0.2/32");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_NETNS"), "4026532091");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TRANSPORT"), "tcp");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_LADDR"), "10.196.0.1");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_LPORT"), "7777");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_FAULTS"), "5");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_BAN_S"), "900");
+	ck_assert_ptr_null(journal_fields_get(&jf, "BRUTE_PEER_UID"));
+	/* the object is the attacked service's crashing task */
+	ck_assert_str_eq(journal_fields_get(&jf, "OBJECT_PID"), "185");
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE"),
+			 "Peer 10.196.0.2/32 banned from tcp 10.196.0.1:7777 in netns 4026532091 for 900 s after 5 crashes of service (/selftests/service)");
+	journal_fields_free(&jf);
+
+	ck_assert_int_eq(journal_fields_build(&c.e[u], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "MESSAGE_ID"), "73f71a481cdb4da99e1d4e883ea387f8");
+	ck_assert_str_eq(journal_fields_get(&jf, "PRIORITY"), "5");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_KIND"), "peer_unban");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_PEER"), "10.196.0.2/32");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_REFUSED"), "9");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_REASON"), "lifted");
+	/* the process that lifted it is not the object */
+	ck_assert_ptr_null(journal_fields_get(&jf, "OBJECT_PID"));
+	journal_fields_free(&jf);
+
+	/* a Unix peer: its user and the listening socket's inode */
+	b = find_entry(&c, ENTRY_PEER_BAN, 2);
+	ck_assert_int_eq(journal_fields_build(&c.e[b], &jf), 0);
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_PEER"), "uid:4243");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_PEER_UID"), "4243");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_TRANSPORT"), "unix");
+	ck_assert_str_eq(journal_fields_get(&jf, "BRUTE_LINO"), "1150");
+	ck_assert_ptr_null(journal_fields_get(&jf, "BRUTE_LADDR"));
+	journal_fields_free(&jf);
+	collected_free(&c);
+}
+END_TEST
+
 Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -217,6 +270,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_live_send);
 	tcase_add_test(tc, test_conventions);
 	tcase_add_test(tc, test_unset_audit_ids);
+	tcase_add_test(tc, test_v3_peer_ban_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }

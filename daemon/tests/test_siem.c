@@ -4,6 +4,7 @@
 
 #include "tests.h"
 #include "json_check.h"
+#include "config.h"
 #include "siem.h"
 
 static const struct siem_format fmt = { "host1", "brute-reportd", 77, LOG_AUTHPRIV, 0, NULL };
@@ -221,6 +222,7 @@ START_TEST(test_json_unique_keys)
 	static const char *const fixtures[] = {
 		"fork_attack.log", "exec_attack.log", "captured-interleaved.log",
 		"v2-exec-ban.log", "v2-kill-summary.log", "hostile-names.log",
+		"captured-v3.log", "v3-peers.log",
 	};
 	struct strbuf sb = STRBUF_INIT;
 
@@ -310,6 +312,7 @@ START_TEST(test_ecs)
 	static const char *const fixtures[] = {
 		"fork_attack.log", "exec_attack.log", "captured-interleaved.log", "captured-exec.log",
 		"v2-exec-ban.log", "v2-kill-summary.log", "hostile-names.log", "captured-v2-ban.log",
+		"captured-v3.log", "v3-peers.log",
 	};
 	struct strbuf sb = STRBUF_INIT;
 	struct collected c;
@@ -386,6 +389,109 @@ START_TEST(test_ecs)
 }
 END_TEST
 
+/* The JSON object of one entry in the ECS mapping, checked strict. */
+static void ecs_of(const struct entry *e, struct strbuf *sb)
+{
+	const char *err;
+
+	sb_reset(sb);
+	ck_assert_int_eq(siem_format_json(e, &ecs, sb), 0);
+	err = json_check(sb->buf, sb->len);
+	ck_assert_msg(err == NULL, "%s: %s", err, sb->buf);
+}
+
+/*
+ * v3: peer bans and their ends are alerts carrying the peer, for a SIEM or a
+ * firewall to act on: RFC 5424 structured data, native JSON, and ECS's
+ * source.* (the peer), destination.* (the endpoint) and network.*.
+ */
+START_TEST(test_v3_peer_alerts)
+{
+	struct collected c;
+	struct strbuf sb = STRBUF_INIT;
+	int b, u;
+
+	run_fixture("captured-v3.log", NULL, &c, NULL);
+	b = find_entry(&c, ENTRY_PEER_BAN, 0);
+	u = find_entry(&c, ENTRY_PEER_UNBAN, 0);
+	/* PRI = authpriv(10)*8 + crit(2) = 82 */
+	ck_assert_int_eq(siem_format_rfc5424(&c.e[b], &fmt, &sb), 0);
+	has(sb.buf, "<82>1 2026-12-04T17:36:46.211000Z host1 brute-reportd 77 PEER_BAN "
+		    "[brute@32473 kind=\"peer_ban\" message_id=\"79ecec051cb34c3a91486f64fd349085\" "
+		    "peer=\"10.196.0.2/32\" netns=\"4026532091\" transport=\"tcp\" laddr=\"10.196.0.1\" "
+		    "lport=\"7777\" faults=\"5\" ban_s=\"900\" ban_until=\"2026-12-04T17:51:46.211000Z\" "
+		    "hierarchy=\"655104365610\" ");
+	has(sb.buf, "] \xef\xbb\xbfPeer 10.196.0.2/32 banned from tcp 10.196.0.1:7777 in netns 4026532091 for 900 s");
+	ck_assert(!strncmp(sb.buf, "<82>1 ", 6));
+	sb_reset(&sb);
+	/* PRI = authpriv(10)*8 + notice(5) = 85 */
+	ck_assert_int_eq(siem_format_rfc5424(&c.e[u], &fmt, &sb), 0);
+	ck_assert(!strncmp(sb.buf, "<85>1 2026-12-04T17:36:47.235000Z host1 brute-reportd 77 PEER_UNBAN [brute@32473 kind=\"peer_unban\" message_id=\"73f71a481cdb4da99e1d4e883ea387f8\" peer=\"10.196.0.2/32\"", 155));
+	has(sb.buf, " reason=\"lifted\" refused=\"9\" ");
+
+	/* native JSON: flat, numbers as numbers, strict */
+	sb_reset(&sb);
+	ck_assert_int_eq(siem_format_json(&c.e[b], &fmt, &sb), 0);
+	ck_assert_ptr_null(json_check(sb.buf, sb.len));
+	has(sb.buf, "\"kind\":\"peer_ban\",\"message_id\":\"79ecec051cb34c3a91486f64fd349085\",\"priority\":2,");
+	has(sb.buf, "\"peer\":\"10.196.0.2/32\",\"netns\":4026532091,\"transport\":\"tcp\",\"laddr\":\"10.196.0.1\",\"lport\":7777,\"faults\":5,\"ban_s\":900,");
+
+	/* ECS: the peer as source, the listener as destination */
+	ecs_of(&c.e[b], &sb);
+	has(sb.buf, "\"event\":{\"kind\":\"event\",\"category\":[\"intrusion_detection\",\"network\"],\"type\":[\"denied\"],\"action\":\"peer-banned\",\"code\":\"79ecec051cb34c3a91486f64fd349085\",\"severity\":2,");
+	has(sb.buf, ",\"source\":{\"address\":\"10.196.0.2/32\",\"ip\":\"10.196.0.2\"}");
+	has(sb.buf, ",\"destination\":{\"address\":\"10.196.0.1\",\"ip\":\"10.196.0.1\",\"port\":7777}");
+	has(sb.buf, ",\"network\":{\"transport\":\"tcp\",\"type\":\"ipv4\"}");
+	has(sb.buf, "\"process\":{\"pid\":185,\"parent\":{\"pid\":174},\"executable\":\"/selftests/service\"");
+	has(sb.buf, "\"brute\":{\"schema_version\":1,\"kind\":\"peer_ban\",");
+	has(sb.buf, "\"peer\":\"10.196.0.2/32\",\"netns\":4026532091,");
+	ecs_of(&c.e[u], &sb);
+	has(sb.buf, "\"type\":[\"allowed\"],\"action\":\"peer-ban-ended\"");
+	has(sb.buf, ",\"source\":{\"address\":\"10.196.0.2/32\",\"ip\":\"10.196.0.2\"}");
+	has(sb.buf, "\"refused\":9,");
+	/* a prefix is an address range: source.address only, never a source.ip it is not */
+	ecs_of(&c.e[find_entry(&c, ENTRY_PEER_BAN, 1)], &sb);
+	has(sb.buf, ",\"source\":{\"address\":\"10.196.0.0/24\"},");
+	/* a Unix peer is a user, no address, not network traffic */
+	ecs_of(&c.e[find_entry(&c, ENTRY_PEER_BAN, 2)], &sb);
+	has(sb.buf, ",\"source\":{\"user\":{\"id\":\"4243\"}}");
+	has(sb.buf, "\"category\":[\"intrusion_detection\"],\"type\":[\"denied\"]");
+	ck_assert(strstr(sb.buf, "\"destination\"") == NULL && strstr(sb.buf, "\"network\"") == NULL);
+	has(sb.buf, "\"lino\":1150");
+	/* the peer attack entry carries the peer the same way */
+	ecs_of(&c.e[find_entry(&c, ENTRY_ATTACK, 0)], &sb);
+	has(sb.buf, "\"action\":\"brute-force-attack-detected\"");
+	has(sb.buf, ",\"source\":{\"address\":\"10.196.0.2/32\",\"ip\":\"10.196.0.2\"}");
+	collected_free(&c);
+
+	/* IPv6: a /64 (the default unit) at a listener on :: */
+	run_fixture("v3-peers.log", NULL, &c, NULL);
+	ecs_of(&c.e[find_entry(&c, ENTRY_PEER_BAN, 0)], &sb);
+	has(sb.buf, ",\"source\":{\"address\":\"2001:db8:1:2::/64\"},\"destination\":{\"address\":\"::\",\"ip\":\"::\",\"port\":443},\"network\":{\"transport\":\"tcp\",\"type\":\"ipv6\"}");
+	ecs_of(&c.e[find_entry(&c, ENTRY_CLOSED, 0)], &sb);
+	has(sb.buf, "\"records_dropped\":6");
+	collected_free(&c);
+	sb_free(&sb);
+}
+END_TEST
+
+/* v3: peer_ban and peer_unban are SIEM kinds, forwarded by default like ban and unban */
+START_TEST(test_v3_siem_kinds)
+{
+	struct brute_config cfg;
+
+	config_defaults(&cfg);
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_PEER_BAN));
+	ck_assert(cfg.siem_kinds & (1u << ENTRY_PEER_UNBAN));
+	ck_assert(!(cfg.siem_kinds & (1u << ENTRY_BOUNDARY)));
+	ck_assert_int_eq(config_parse_string("test.conf", "siem_kinds = peer_ban, peer_unban\n", &cfg), 0);
+	ck_assert_uint_eq(cfg.siem_kinds, (1u << ENTRY_PEER_BAN) | (1u << ENTRY_PEER_UNBAN));
+	ck_assert_int_eq(entry_kind_from_name("peer_ban"), ENTRY_PEER_BAN);
+	ck_assert_str_eq(entry_kind_msgid(ENTRY_PEER_UNBAN), "PEER_UNBAN");
+	ck_assert_int_lt(config_parse_string("test.conf", "siem_kinds = peer\n", &cfg), 0);
+}
+END_TEST
+
 /* The SD-ID: brute@32473 (RFC 5612's documentation PEN) unless configured */
 START_TEST(test_sd_id)
 {
@@ -434,6 +540,8 @@ Suite *siem_suite(void)
 	tcase_add_test(tc, test_capped);
 	tcase_add_test(tc, test_ecs);
 	tcase_add_test(tc, test_sd_id);
+	tcase_add_test(tc, test_v3_peer_alerts);
+	tcase_add_test(tc, test_v3_siem_kinds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,6 +30,8 @@
 
 static char pki[256];	/* certificates of this run; "" if certtool is missing */
 
+/* shared with test_relp.c (tests.h): make_pki(), pki_file() */
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -47,8 +49,9 @@ static int run(const char *cmd)
 	return system(buf);
 }
 
-/* Two CAs; a server certificate for localhost/127.0.0.1 from the first; a client certificate. */
-static bool make_pki(void)
+/* Two CAs; a server certificate for localhost/127.0.0.1 from the first; a client
+ * certificate from each. */
+bool make_pki(void)
 {
 	char p[512];
 
@@ -65,15 +68,17 @@ static bool make_pki(void)
 	T("clt.tmpl", "cn = \"brute-reportd\"\ntls_www_client\nsigning_key\nexpiration_days = 2\n");
 	T("garbage.pem", "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
 #undef T
-	ck_assert_int_eq(run("for k in ca other srv clt; do certtool --generate-privkey --key-type=ecdsa --outfile $k.key || exit 1; done"), 0);
+	ck_assert_int_eq(run("for k in ca other srv clt oclt; do certtool --generate-privkey --key-type=ecdsa --outfile $k.key || exit 1; done"), 0);
 	ck_assert_int_eq(run("certtool --generate-self-signed --load-privkey ca.key --template ca.tmpl --outfile ca.pem"), 0);
 	ck_assert_int_eq(run("certtool --generate-self-signed --load-privkey other.key --template other.tmpl --outfile other.pem"), 0);
 	ck_assert_int_eq(run("certtool --generate-certificate --load-privkey srv.key --load-ca-certificate ca.pem --load-ca-privkey ca.key --template srv.tmpl --outfile srv.pem"), 0);
 	ck_assert_int_eq(run("certtool --generate-certificate --load-privkey clt.key --load-ca-certificate ca.pem --load-ca-privkey ca.key --template clt.tmpl --outfile clt.pem"), 0);
+	/* a client certificate the server does not trust (another CA's) */
+	ck_assert_int_eq(run("certtool --generate-certificate --load-privkey oclt.key --load-ca-certificate other.pem --load-ca-privkey other.key --template clt.tmpl --outfile oclt.pem"), 0);
 	return true;
 }
 
-static const char *pki_file(const char *name)
+const char *pki_file(const char *name)
 {
 	static char buf[4][512];
 	static int i;
@@ -91,9 +96,11 @@ struct tls_receiver {
 	int lfd;
 	uint16_t port;
 	bool require_client_cert;
+	const char *priority;	/* NULL: GnuTLS's default */
 	volatile int stop;
 	struct strbuf data;
 	int handshakes_ok, handshakes_failed;
+	char version[16];	/* of the last handshake that succeeded */
 	gnutls_certificate_credentials_t cred;
 };
 
@@ -106,7 +113,10 @@ static void serve(struct tls_receiver *rv, int cfd)
 
 	setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	gnutls_init(&s, GNUTLS_SERVER);
-	gnutls_set_default_priority(s);
+	if (rv->priority)
+		ck_assert_int_eq(gnutls_priority_set_direct(s, rv->priority, NULL), 0);
+	else
+		gnutls_set_default_priority(s);
 	gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, rv->cred);
 	if (rv->require_client_cert) {
 		gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
@@ -118,10 +128,13 @@ static void serve(struct tls_receiver *rv, int cfd)
 		r = gnutls_handshake(s);
 	while (r < 0 && !gnutls_error_is_fatal(r) && !rv->stop);
 	pthread_mutex_lock(&rv->lock);
-	if (r < 0)
+	if (r < 0) {
 		rv->handshakes_failed++;
-	else
+	} else {
 		rv->handshakes_ok++;
+		snprintf(rv->version, sizeof(rv->version), "%s",
+			 gnutls_protocol_get_name(gnutls_protocol_get_version(s)));
+	}
 	pthread_mutex_unlock(&rv->lock);
 	while (r >= 0 && !rv->stop) {
 		ssize_t n = gnutls_record_recv(s, buf, sizeof(buf));
@@ -326,9 +339,17 @@ START_TEST(test_tls_delivery_and_outage)
 }
 END_TEST
 
+/*
+ * A client certificate the server requires, over TLS 1.3 (issue 22 #4: with a client
+ * certificate brute-reportd capped TLS at 1.2, so a TLS 1.3-only server was unreachable).
+ * In TLS 1.3 the server refuses a certificate after the client's handshake is over: the
+ * forwarder waits for its first word, so nothing is written to a server that refuses.
+ * The server here speaks TLS 1.3 only.
+ */
 START_TEST(test_tls_client_certificate)
 {
-	struct tls_receiver rv = { .require_client_cert = true };
+	struct tls_receiver rv = { .require_client_cert = true,
+				   .priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3" };
 	struct forward_config cfg;
 	struct spool *sp;
 	struct forward *f;
@@ -345,26 +366,33 @@ START_TEST(test_tls_client_certificate)
 	snprintf(cfg.tls_name, sizeof(cfg.tls_name), "localhost");
 	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
 
-	/* without one, the server refuses the session: nothing delivered */
-	stderr_capture_begin();
-	f = forward_new(&cfg, sp);
-	submit(f, 0, 1);
-	pump(f, NULL, 0, 500);
-	log = stderr_capture_end();
-	ck_assert_int_ge(rv.handshakes_failed, 1);
-	ck_assert_int_eq(rv.handshakes_ok, 0);
-	/* TLS 1.3 ends the client's handshake before the server refused it: the
-	 * forwarder waits for the server's first word, so nothing was written */
-	ck_assert(!forward_idle(f));
-	ck_assert_uint_eq(spool_get_stats(sp)->records, 1);
-	pthread_mutex_lock(&rv.lock);
-	ck_assert_uint_eq(rv.data.len, 0);
-	pthread_mutex_unlock(&rv.lock);
-	ck_assert_msg(strstr(log, "(tls)") != NULL, "log: %s", log);
-	free(log);
-	forward_free(f);
+	/* without one, then with one of a CA the server does not trust: refused, nothing
+	 * delivered, nothing written */
+	for (int i = 0; i < 2; i++) {
+		if (i == 1) {
+			snprintf(cfg.tls_cert, sizeof(cfg.tls_cert), "%s", pki_file("oclt.pem"));
+			snprintf(cfg.tls_key, sizeof(cfg.tls_key), "%s", pki_file("oclt.key"));
+		}
+		stderr_capture_begin();
+		f = forward_new(&cfg, sp);
+		ck_assert(f != NULL);
+		if (i == 0)
+			submit(f, 0, 1);
+		pump(f, NULL, 0, 2500);
+		log = stderr_capture_end();
+		ck_assert_int_ge(rv.handshakes_failed, i + 1);
+		ck_assert_int_eq(rv.handshakes_ok, 0);
+		ck_assert(!forward_idle(f));
+		ck_assert_uint_eq(spool_get_stats(sp)->records, 1);
+		pthread_mutex_lock(&rv.lock);
+		ck_assert_uint_eq(rv.data.len, 0);
+		pthread_mutex_unlock(&rv.lock);
+		ck_assert_msg(strstr(log, "(tls)") != NULL, "log: %s", log);
+		free(log);
+		forward_free(f);
+	}
 
-	/* with it: delivered */
+	/* with the right one: delivered, over TLS 1.3 */
 	snprintf(cfg.tls_cert, sizeof(cfg.tls_cert), "%s", pki_file("clt.pem"));
 	snprintf(cfg.tls_key, sizeof(cfg.tls_key), "%s", pki_file("clt.key"));
 	f = forward_new(&cfg, sp);
@@ -372,11 +400,89 @@ START_TEST(test_tls_client_certificate)
 	pump(f, &rv, 1, 5000);
 	check_in_order(&rv, 1);
 	ck_assert(forward_idle(f));
+	ck_assert_str_eq(rv.version, "TLS1.3");
 	tls_receiver_stop(&rv);
 	forward_free(f);
 	spool_close(sp);
 	tls_receiver_free(&rv);
 	rm_rf(dir);
+}
+END_TEST
+
+/* A GnuTLS client handshake with priority against port: the version it got, or "" */
+static void client_handshake(uint16_t port, const char *priority, char *version, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	gnutls_certificate_credentials_t cred;
+	gnutls_session_t s;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), r;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(gnutls_certificate_allocate_credentials(&cred), 0);
+	gnutls_init(&s, GNUTLS_CLIENT);
+	ck_assert_int_eq(gnutls_priority_set_direct(s, priority, NULL), 0);
+	gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
+	gnutls_transport_set_int(s, fd);
+	gnutls_handshake_set_timeout(s, 5000);
+	do
+		r = gnutls_handshake(s);
+	while (r < 0 && !gnutls_error_is_fatal(r));
+	snprintf(version, len, "%s", r < 0 ? "" : gnutls_protocol_get_name(gnutls_protocol_get_version(s)));
+	gnutls_deinit(s);
+	gnutls_certificate_free_credentials(cred);
+	close(fd);
+}
+
+/*
+ * issue 22 #4: against a server that offers only TLS 1.0 the daemon delivered (GnuTLS's
+ * NORMAL allows TLS 1.0 and 1.1; RFC 8996 forbids them).  The default priority string
+ * starts at TLS 1.2: the handshake fails, nothing is sent, the entry stays spooled.  The
+ * server does speak TLS 1.0: a client that allows it gets a TLS 1.0 session from it.
+ */
+START_TEST(test_tls_floor)
+{
+	static const char *const old[] = { "NORMAL:-VERS-ALL:+VERS-TLS1.0",
+					   "NORMAL:-VERS-ALL:+VERS-TLS1.1" };
+
+	if (!make_pki()) {
+		test_skip("tls: certtool (gnutls-bin) is not installed");
+		return;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		struct tls_receiver rv = { .priority = old[i] };
+		struct forward_config cfg;
+		struct spool *sp;
+		struct forward *f;
+		const char *dir = make_tmpdir();
+		char version[16], *log;
+
+		tls_receiver_start(&rv);
+		client_handshake(rv.port, old[i], version, sizeof(version));
+		ck_assert_str_eq(version, i == 0 ? "TLS1.0" : "TLS1.1");
+		cfg = tls_cfg(rv.port);
+		ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+		stderr_capture_begin();
+		f = forward_new(&cfg, sp);
+		ck_assert(f != NULL);
+		submit(f, 0, 2);
+		pump(f, NULL, 0, 1000);
+		log = stderr_capture_end();
+		ck_assert_int_eq(rv.handshakes_ok, 1);	/* the control handshake only */
+		ck_assert_int_ge(forward_get_stats(f)->connects, 1);
+		ck_assert_uint_eq(forward_get_stats(f)->acked, 0);
+		ck_assert_uint_eq(spool_get_stats(sp)->records, 2);
+		pthread_mutex_lock(&rv.lock);
+		ck_assert_uint_eq(rv.data.len, 0);
+		pthread_mutex_unlock(&rv.lock);
+		ck_assert_msg(strstr(log, "TLS handshake") != NULL, "log: %s", log);
+		free(log);
+		tls_receiver_stop(&rv);
+		forward_free(f);
+		spool_close(sp);
+		tls_receiver_free(&rv);
+		rm_rf(dir);
+	}
 }
 END_TEST
 
@@ -492,7 +598,67 @@ START_TEST(test_tls_config_errors)
 }
 END_TEST
 
-static void pki_cleanup(void)
+/*
+ * siem_tls_priority: what GnuTLS cannot parse, and what enables TLS 1.0 or 1.1 (GnuTLS's
+ * own NORMAL does), are errors of the file; a string with TLS 1.2 and 1.3 is taken.  A
+ * wildcard in siem_tls_name is refused (GnuTLS takes it literally, librelp as a pattern),
+ * and so is an IP address as the name to check with relp (librelp matches DNS names only).
+ */
+START_TEST(test_tls_priority_and_name_config)
+{
+	static const struct { const char *extra, *expect; } cases[] = {
+		{ "siem_tls_priority = NORMAL\n", "enables TLS1.1, TLS1.0, which RFC 8996 forbids" },
+		{ "siem_tls_priority = NORMAL:+VERS-TLS1.0\n", "RFC 8996" },
+		{ "siem_tls_priority = NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.2\n", "enables TLS1.1" },
+		{ "siem_tls_priority = NORMAL:%NOTHING_LIKE_IT\n", "GnuTLS cannot use it" },
+		{ "siem_tls_priority = NORMAL:-VERS-ALL\n", "siem_tls_priority \"NORMAL:-VERS-ALL\"" },
+		{ "siem_tls_name = *.example.org\n", "a wildcard is refused" },
+	};
+	struct brute_config cfg;
+	char text[4096], *log;
+
+	if (!make_pki()) {
+		test_skip("tls: certtool (gnutls-bin) is not installed");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int relp = 0; relp < 2; relp++) {
+			snprintf(text, sizeof(text), "siem_protocol = %s\nsiem_host = siem.example.org\nsiem_tls_ca = %s\n%s",
+				 relp ? "relp" : "tls", pki_file("ca.pem"), cases[i].extra);
+			config_defaults(&cfg);
+			stderr_capture_begin();
+			ck_assert_int_eq(config_parse_string("bad", text, &cfg), -EINVAL);
+			log = stderr_capture_end();
+			ck_assert_msg(strstr(log, cases[i].expect) != NULL, "case %zu (%s): expected \"%s\" in: %s",
+				      i, relp ? "relp" : "tls", cases[i].expect, log);
+			free(log);
+		}
+	}
+	/* the default, and an operator's own floor: taken */
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.fwd.tls_priority, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2");
+	snprintf(text, sizeof(text), "siem_protocol = tls\nsiem_host = 127.0.0.1\nsiem_tls_ca = %s\n"
+		 "siem_tls_priority = SECURE256:-VERS-ALL:+VERS-TLS1.3\n", pki_file("ca.pem"));
+	ck_assert_int_eq(config_parse_string("good", text, &cfg), 0);
+	ck_assert_str_eq(cfg.fwd.tls_priority, "SECURE256:-VERS-ALL:+VERS-TLS1.3");
+	/* relp over TLS with an IP address to check: refused; with a DNS name: taken */
+	snprintf(text, sizeof(text), "siem_protocol = relp\nsiem_host = 127.0.0.1\nsiem_tls_ca = %s\n",
+		 pki_file("ca.pem"));
+	config_defaults(&cfg);
+	stderr_capture_begin();
+	ck_assert_int_eq(config_parse_string("relp-ip", text, &cfg), -EINVAL);
+	log = stderr_capture_end();
+	ck_assert_msg(strstr(log, "never matches an IP address") != NULL, "%s", log);
+	free(log);
+	snprintf(text, sizeof(text), "siem_protocol = relp\nsiem_host = 127.0.0.1\nsiem_tls_ca = %s\n"
+		 "siem_tls_name = collector.example.org\n", pki_file("ca.pem"));
+	ck_assert_int_eq(config_parse_string("relp-name", text, &cfg), 0);
+	/* plain relp (no CA): no certificate, no name to check */
+	ck_assert_int_eq(config_parse_string("relp-plain", "siem_protocol = relp\nsiem_host = 127.0.0.1\n", &cfg), 0);
+}
+END_TEST
+
+void pki_cleanup(void)
 {
 	if (pki[0])
 		rm_rf(pki);
@@ -509,6 +675,8 @@ Suite *tls_suite(void)
 	tcase_add_test(tc, test_tls_config_errors);
 	tcase_add_test(tc, test_tls_delivery_and_outage);
 	tcase_add_test(tc, test_tls_client_certificate);
+	tcase_add_test(tc, test_tls_floor);
+	tcase_add_test(tc, test_tls_priority_and_name_config);
 	tcase_add_test(tc, test_tls_wrong_ca_rejected);
 	tcase_add_test(tc, test_tls_name_mismatch_rejected);
 	suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@
 #include <systemd/sd-login.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "tests.h"
 #include "unit.h"
 #include "util.h"
@@ -210,6 +211,34 @@ START_TEST(test_correlate_unit)
 	ck_assert_str_eq(entry_get(&c.e[find_entry(&c, ENTRY_ATTACK, 0)], "UNIT"), "crashy.service");
 	ck_assert_str_eq(entry_get(&c.e[find_entry(&c, ENTRY_KILL, 0)], "UNIT"), "crashy.service");
 	ck_assert_str_eq(entry_get(&c.e[find_entry(&c, ENTRY_CLOSED, 0)], "UNIT"), "crashy.service");
+	collected_free(&c);
+
+	/*
+	 * v3: the peer ban and the attack name the attacked service's unit (its
+	 * main process, 174, "runs"), and the end of the ban too, remembered from
+	 * the ban: both show in "journalctl -u" of the service.
+	 */
+	lookups = 0;
+	fail_first = 0;
+	known_pid = 174;
+	replay("captured-v3.log", &c);
+	{
+		int b = find_entry(&c, ENTRY_PEER_BAN, 0), u = find_entry(&c, ENTRY_PEER_UNBAN, 0);
+		int a = find_entry(&c, ENTRY_ATTACK, 0);
+		struct journal_fields jf;
+
+		ck_assert_str_eq(entry_get(&c.e[a], "UNIT"), "crashy.service");
+		ck_assert(strstr(c.e[a].message, "hierarchy 655104365610, unit crashy.service)") != NULL);
+		ck_assert_str_eq(entry_get(&c.e[b], "UNIT"), "crashy.service");
+		ck_assert(strstr(c.e[b].message, "after 5 crashes of service (crashy.service)") != NULL);
+		ck_assert_str_eq(entry_get(&c.e[u], "UNIT"), "crashy.service");
+		ck_assert_int_eq(journal_fields_build(&c.e[u], &jf), 0);
+		ck_assert_str_eq(journal_fields_get(&jf, "OBJECT_SYSTEMD_UNIT"), "crashy.service");
+		journal_fields_free(&jf);
+		/* the Unix service (main pid 197) does not "run": no unit claimed */
+		ck_assert_ptr_null(entry_get(&c.e[find_entry(&c, ENTRY_PEER_BAN, 2)], "UNIT"));
+		ck_assert_ptr_null(entry_get(&c.e[find_entry(&c, ENTRY_PEER_UNBAN, 2)], "UNIT"));
+	}
 	collected_free(&c);
 
 	lookups = 0;

@@ -32,6 +32,12 @@ char *read_file(const char *path, size_t *len);
 /* A fresh temporary directory (static buffer, removed by rm_rf). */
 const char *make_tmpdir(void);
 void rm_rf(const char *path);
+/* Certificates made with certtool for this run (test_tls.c): false without certtool.
+ * pki_file(): a file of it (static buffers, 4 in turn); pki_cleanup() removes them. */
+bool make_pki(void);
+const char *pki_file(const char *name);
+void pki_cleanup(void);
+
 /* Record a visibly skipped test (counted by tests/run-checks.sh). */
 void test_skip(const char *why);
 

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * peer.c - a v3 peer and its endpoint as entry fields and text; the table
+ * of peer bans seen (a hash of chains and a list from the oldest ban on).
+ */
+#include "peer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void peer_add_fields(struct entry *e, const struct brute_peer *p)
+{
+	entry_add(e, "PEER", p->addr);
+	if (p->proto == PROTO_UNIX)
+		entry_add_u64(e, "PEER_UID", p->uid);
+	entry_add_u64(e, "NETNS", p->netns);
+	entry_add(e, "TRANSPORT", proto_name(p->proto));
+	if (p->proto == PROTO_UNIX) {
+		entry_add_u64(e, "LINO", p->lino);
+	} else {
+		entry_add(e, "LADDR", p->laddr);
+		entry_add_u64(e, "LPORT", p->lport);
+	}
+}
+
+const char *peer_who(const struct brute_peer *p, char *buf, size_t len)
+{
+	if (p->proto == PROTO_UNIX)
+		snprintf(buf, len, "local user uid %u", p->uid);
+	else
+		snprintf(buf, len, "peer %s", p->addr);
+	return buf;
+}
+
+const char *peer_endpoint(const struct brute_peer *p, char *buf, size_t len)
+{
+	if (p->proto == PROTO_UNIX)
+		snprintf(buf, len, "unix socket inode %llu in netns %llu",
+			 (unsigned long long)p->lino, (unsigned long long)p->netns);
+	else if (strchr(p->laddr, ':'))
+		snprintf(buf, len, "tcp [%s]:%u in netns %llu", p->laddr, p->lport,
+			 (unsigned long long)p->netns);
+	else
+		snprintf(buf, len, "tcp %s:%u in netns %llu", p->laddr, p->lport,
+			 (unsigned long long)p->netns);
+	return buf;
+}
+
+bool peer_same(const struct brute_peer *a, const struct brute_peer *b)
+{
+	return a->proto == b->proto && a->netns == b->netns && a->uid == b->uid &&
+	       a->lport == b->lport && a->lino == b->lino && strcmp(a->addr, b->addr) == 0 &&
+	       strcmp(a->laddr, b->laddr) == 0;
+}
+
+/* ---- the bans seen ---- */
+
+#define PEER_BUCKETS 4096
+
+struct peer_bans {
+	struct peer_ban *buckets[PEER_BUCKETS];
+	struct peer_ban *head, *tail;	/* oldest ban first */
+	size_t n;
+};
+
+static void fnv(uint64_t *h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		*h ^= p[i];
+		*h *= 1099511628211ull;
+	}
+}
+
+static size_t peer_hash(const struct brute_peer *p)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	fnv(&h, p->addr, strlen(p->addr));
+	fnv(&h, p->laddr, strlen(p->laddr));
+	fnv(&h, &p->netns, sizeof(p->netns));
+	fnv(&h, &p->lport, sizeof(p->lport));
+	fnv(&h, &p->lino, sizeof(p->lino));
+	return (size_t)(h & (PEER_BUCKETS - 1));
+}
+
+struct peer_bans *peer_bans_new(void)
+{
+	return calloc(1, sizeof(struct peer_bans));
+}
+
+static void list_remove(struct peer_bans *t, struct peer_ban *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		t->head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	else
+		t->tail = b->prev;
+	b->prev = b->next = NULL;
+}
+
+static void list_append(struct peer_bans *t, struct peer_ban *b)
+{
+	b->next = NULL;
+	b->prev = t->tail;
+	if (t->tail)
+		t->tail->next = b;
+	else
+		t->head = b;
+	t->tail = b;
+}
+
+struct peer_ban *peer_bans_find(struct peer_bans *t, const struct brute_peer *key)
+{
+	for (struct peer_ban *b = t->buckets[peer_hash(key)]; b; b = b->hnext)
+		if (peer_same(&b->key, key))
+			return b;
+	return NULL;
+}
+
+void peer_bans_drop(struct peer_bans *t, struct peer_ban *b)
+{
+	struct peer_ban **p = &t->buckets[peer_hash(&b->key)];
+
+	for (; *p; p = &(*p)->hnext)
+		if (*p == b) {
+			*p = b->hnext;
+			break;
+		}
+	list_remove(t, b);
+	free(b->unit);
+	free(b);
+	t->n--;
+}
+
+struct peer_ban *peer_bans_get(struct peer_bans *t, const struct brute_peer *key, uint64_t now_ms)
+{
+	struct peer_ban *b = peer_bans_find(t, key);
+	size_t k;
+
+	if (b) {
+		list_remove(t, b);
+		list_append(t, b);
+		b->last_ms = now_ms;
+		return b;
+	}
+	if (t->n >= PEER_BANS_MAX)
+		peer_bans_drop(t, t->head);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->key = *key;
+	b->last_ms = now_ms;
+	k = peer_hash(key);
+	b->hnext = t->buckets[k];
+	t->buckets[k] = b;
+	list_append(t, b);
+	t->n++;
+	return b;
+}
+
+int peer_ban_set_unit(struct peer_ban *b, const char *unit)
+{
+	char *u = NULL;
+
+	if (unit && !(u = strdup(unit)))
+		return -1;
+	free(b->unit);
+	b->unit = u;
+	return 0;
+}
+
+void peer_bans_expire(struct peer_bans *t, uint64_t now_ms, uint64_t idle_ms)
+{
+	struct peer_ban *b, *next;
+
+	/*
+	 * Oldest first, up to the first one seen less than idle_ms ago (none
+	 * after it can be due); a long ban is passed over, not waited for.
+	 */
+	for (b = t->head; b && now_ms >= b->last_ms && now_ms - b->last_ms >= idle_ms; b = next) {
+		uint64_t keep = b->ban_s > (UINT64_MAX - idle_ms) / 1000 ? UINT64_MAX :
+				idle_ms + b->ban_s * 1000;
+
+		next = b->next;
+		if (now_ms - b->last_ms >= keep)
+			peer_bans_drop(t, b);
+	}
+}
+
+size_t peer_bans_count(const struct peer_bans *t)
+{
+	return t->n;
+}
+
+void peer_bans_free(struct peer_bans *t)
+{
+	if (!t)
+		return;
+	while (t->head)
+		peer_bans_drop(t, t->head);
+	free(t);
+}
