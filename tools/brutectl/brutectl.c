@@ -9,7 +9,8 @@
  *   /proc/sys/kernel/brute/NAME         the tunables
  * BRUTE_SYSFS_ROOT (default empty) is prefixed to every /sys and /proc path (tests).
  *
- * Exit status: 0 success, 1 the operation failed, 2 usage error.
+ * Exit status: 0 success, 1 the operation failed, 2 usage error; status: 3 the host is not
+ * protected (Brute not active, in mode 0, audit disabled, or its state cannot be read).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +37,7 @@
 #define VERSION "unknown"
 #endif
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_UNPROTECTED = 3 };
 
 static const char *prog = "brutectl";
 
@@ -428,8 +429,25 @@ static size_t utf8_len(const unsigned char *s, size_t avail)
 	return n;
 }
 
-/* A name for a terminal: printable ASCII and valid UTF-8 as is, every other byte and the
- * backslash as \ooo (the kernel's own escaping). */
+/*
+ * The code point at s (a valid sequence of n > 1 bytes) is one a terminal or a reader acts
+ * on although it prints nothing, as brute-reportd escapes them (its utf8_is_control()): the
+ * line and paragraph separators U+2028/U+2029 and the bidirectional embeddings, overrides
+ * and isolates U+202A-U+202E, U+2066-U+2069 (U+202E makes "gpj.exe" read "exe.jpg").
+ */
+static bool utf8_is_format_control(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+
+	if (n != 3)
+		return false;	/* every one of them is a 3-byte sequence */
+	cp = (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	return (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* A name for a terminal: printable ASCII and valid UTF-8 as is; every other byte, the
+ * backslash and every byte of a separator or bidi control as \ooo (the kernel's own
+ * escaping, as brute-reportd writes them). */
 static void put_name_tty(FILE *out, const char *name, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)name;
@@ -443,11 +461,13 @@ static void put_name_tty(FILE *out, const char *name, size_t len)
 
 		if (n == 1 && s[i] >= 0x20 && s[i] != 0x7f && s[i] != '\\') {
 			fputc(s[i], out);
-		} else if (n > 1) {
+		} else if (n > 1 && !utf8_is_format_control(s + i, n)) {
 			fwrite(s + i, 1, n, out);
 		} else {
-			fprintf(out, "\\%03o", s[i]);
-			n = 1;
+			if (n == 0)
+				n = 1;
+			for (size_t k = 0; k < n; k++)
+				fprintf(out, "\\%03o", s[i + k]);
 		}
 		i += n;
 	}
@@ -465,6 +485,10 @@ static void put_json_str(FILE *out, const char *str, size_t len)
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			n = 1;
+		} else if (utf8_is_format_control(s + i, n)) {
+			/* the same string to a JSON reader, inert on a terminal */
+			fprintf(out, "\\u%04x", (unsigned)((s[i] & 0x0f) << 12 | (s[i + 1] & 0x3f) << 6 |
+							    (s[i + 2] & 0x3f)));
 		} else if (n == 1 && (s[i] == '"' || s[i] == '\\')) {
 			fprintf(out, "\\%c", s[i]);
 		} else if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
@@ -876,18 +900,22 @@ static bool is_number(const char *s)
 static const char *const reportd_keys[] = {
 	"pid", "brute", "audit", "mode", "records", "incidents", "incidents_open", "attacks",
 	"alerts_queued", "alerts_dropped", "spooled", "lost", "problems",
+	/* the SIEM delivery (absent from an older daemon's file) */
+	"siem", "siem_target", "siem_connected", "siem_failures", "siem_last_delivery_usec",
+	"siem_last_error_usec", "siem_last_error", "spool_oldest_usec", "alerts_parked",
+	"updated_usec",
 };
 #define N_REPORTD_KEYS (sizeof(reportd_keys) / sizeof(reportd_keys[0]))
 
 struct reportd_info {
 	int err;	/* 0, or why there is none (ENOENT: not running) */
 	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */
-	char vals[N_REPORTD_KEYS][32];
+	char vals[N_REPORTD_KEYS][320];
 };
 
 static void read_reportd(struct reportd_info *ri)
 {
-	char *path = sys_path(REPORTD_STATUS_PATH), line[256];
+	char *path = sys_path(REPORTD_STATUS_PATH), line[512];
 	FILE *f = fopen(path, "re");
 
 	memset(ri, 0, sizeof(*ri));
@@ -918,6 +946,51 @@ static const char *rv(const struct reportd_info *ri, const char *key)
 		if (!strcmp(reportd_keys[i], key))
 			return ri->vals[i][0] ? ri->vals[i] : "?";
 	return "?";
+}
+
+/* Microseconds since the epoch in a key: how long ago, for people ("12.0s", "3m10s"). */
+static bool ago(const struct reportd_info *ri, const char *key, char *buf, size_t size)
+{
+	const char *v = rv(ri, key);
+	struct timeval tv;
+	uint64_t t, now;
+
+	if (!is_number(v) || v[0] == '-' || !parse_u64(v, UINT64_MAX, &t) || t == 0)
+		return false;
+	gettimeofday(&tv, NULL);
+	now = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
+	fmt_ms(buf, size, now > t ? (now - t) / 1000 : 0);
+	return true;
+}
+
+/* The SIEM delivery line: connected or not, the last error, the last delivery, the oldest alert. */
+static void print_delivery(const struct reportd_info *ri)
+{
+	char a[32];
+
+	if (!strcmp(rv(ri, "siem"), "?")) {
+		return;	/* an older brute-reportd */
+	}
+	if (!strcmp(rv(ri, "siem"), "none")) {
+		printf("         delivery: no SIEM forwarding configured\n");
+		return;
+	}
+	printf("         delivery: %s %s %s", rv(ri, "siem"), rv(ri, "siem_target"),
+	       !strcmp(rv(ri, "siem_connected"), "1") ? "connected" : "NOT connected");
+	if (strcmp(rv(ri, "siem_last_error"), "?") && ago(ri, "siem_last_error_usec", a, sizeof(a))) {
+		printf(", last error %s ago: ", a);
+		put_name_tty(stdout, rv(ri, "siem_last_error"), strlen(rv(ri, "siem_last_error")));
+	}
+	if (ago(ri, "siem_last_delivery_usec", a, sizeof(a)))
+		printf(", last delivery %s ago", a);
+	else
+		printf(", nothing delivered yet");
+	printf(", %s failure%s", rv(ri, "siem_failures"), !strcmp(rv(ri, "siem_failures"), "1") ? "" : "s");
+	if (ago(ri, "spool_oldest_usec", a, sizeof(a)))
+		printf(", oldest spooled alert %s old", a);
+	if (strcmp(rv(ri, "alerts_parked"), "0") && strcmp(rv(ri, "alerts_parked"), "?"))
+		printf(", %s parked", rv(ri, "alerts_parked"));
+	putchar('\n');
 }
 
 static void print_reportd(const struct reportd_info *ri, bool json)
@@ -955,6 +1028,25 @@ static void print_reportd(const struct reportd_info *ri, bool json)
 	printf("         its view: brute %s, audit %s, mode %s (%s problem%s)\n", rv(ri, "brute"),
 	       rv(ri, "audit"), rv(ri, "mode"), rv(ri, "problems"),
 	       !strcmp(rv(ri, "problems"), "1") ? "" : "s");
+	print_delivery(ri);
+}
+
+static size_t mode_index(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_TUNABLES; i++)
+		if (!strcmp(tunables[i], "mode"))
+			break;
+	return i;
+}
+
+/* "a, b" */
+static void append_why(char *buf, size_t size, const char *what)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, size - n, "%s%s", n ? ", " : "", what);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -964,6 +1056,8 @@ static int cmd_status(int argc, char **argv)
 	bool json = false, active = false;
 	struct audit_info ai;
 	struct reportd_info ri;
+	char why[256] = "";
+	size_t mode_i;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -994,6 +1088,18 @@ static int cmd_status(int argc, char **argv)
 	}
 	query_audit(&ai);
 	read_reportd(&ri);
+	/* protected: Brute active and on, audit not known to be off (as brute-reportd --health) */
+	mode_i = mode_index();
+	if (lsm_err)
+		append_why(why, sizeof(why), "cannot read /sys/kernel/security/lsm");
+	else if (!active)
+		append_why(why, sizeof(why), "Brute is not active");
+	if (!lsm_err && active && val_err[mode_i])
+		append_why(why, sizeof(why), "cannot read its mode");
+	else if (!lsm_err && active && !strcmp(vals[mode_i], "0"))
+		append_why(why, sizeof(why), "Brute is in mode 0 (off)");
+	if (!ai.err && !ai.enabled)
+		append_why(why, sizeof(why), "audit is disabled");
 
 	if (json) {
 		printf("{\"active\":%s,\"lsm\":", active ? "true" : "false");
@@ -1020,6 +1126,11 @@ static int cmd_status(int argc, char **argv)
 		}
 		putchar('}');
 		print_reportd(&ri, true);
+		printf(",\"protected\":%s,\"not_protected_because\":", why[0] ? "false" : "true");
+		if (why[0])
+			put_json_str(stdout, why, strlen(why));
+		else
+			fputs("null", stdout);
 		printf("}\n");
 	} else {
 		if (lsm_err)
@@ -1053,12 +1164,16 @@ static int cmd_status(int argc, char **argv)
 				printf("  %-26s %s%s\n", tunables[i], vals[i], note);
 		}
 		print_reportd(&ri, false);
+		if (why[0])
+			printf("host:    NOT protected: %s\n", why);
+		else
+			printf("host:    protected\n");
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		err("writing the output: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	return why[0] ? EXIT_UNPROTECTED : EXIT_OK;
 }
 
 /* ---- main ------------------------------------------------------------------------------ */
@@ -1076,7 +1191,8 @@ static void usage(FILE *out)
 		"  status [--json]           whether Brute and audit are active, the tunables\n"
 		"\n"
 		"USER is a user name or a uid. Reading the table and lifting need root.\n"
-		"Exit status: 0 success, 1 the operation failed, 2 usage error.\n"
+		"Exit status: 0 success, 1 the operation failed, 2 usage error; status: 3 the host\n"
+		"is not protected (Brute not active or in mode 0, or audit disabled).\n"
 		"Environment: BRUTE_SYSFS_ROOT is prefixed to the /sys and /proc paths.\n");
 }
 

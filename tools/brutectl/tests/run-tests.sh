@@ -316,10 +316,27 @@ EOF
 	expect "lift: no lift file" 1 '' 'has no (uid, target) table'
 
 	# --- status
+	# Its exit status says whether the host is protected (issue 22 #5): 0 only with Brute
+	# active, in mode 1 or 2, and audit not known to be disabled; 3 otherwise, the reasons on
+	# the "host:" line. Audit's state is this machine's (root sees it, others cannot): the
+	# expected reasons include "audit is disabled" exactly when brutectl's audit line says so.
+	audit_off() { printf '%s\n' "$out" | grep -q '^audit: *DISABLED'; }
+	# status_is NAME REASONS: exit 0 and "host: protected", or exit 3 and those reasons
+	status_is() {
+		_want=$2
+		if audit_off; then _want="${_want:+$_want, }audit is disabled"; fi
+		if [ -z "$_want" ] && [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -qx 'host: *protected'; then
+			ok "$1: exit 0, protected"
+		elif [ -n "$_want" ] && [ "$rc" = 3 ] &&
+			printf '%s\n' "$out" | grep -qxF "host:    NOT protected: $_want"; then
+			ok "$1: exit 3, NOT protected: $_want"
+		else
+			not_ok "$1" "exit $rc, expected $([ -n "$_want" ] && echo "3 ($_want)" || echo 0)" "$out" "$errout"
+		fi
+	}
 	fresh_tree
 	run status
-	if [ "$rc" = 0 ] &&
-		printf '%s\n' "$out" | grep -q '^brute: *active (lsm: lockdown,capability,landlock,yama,brute)$' &&
+	if printf '%s\n' "$out" | grep -q '^brute: *active (lsm: lockdown,capability,landlock,yama,brute)$' &&
 		printf '%s\n' "$out" | grep -q '^audit: ' &&
 		printf '%s\n' "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 		printf '%s\n' "$out" | grep -q '^  ema_weight_numerator  *7$' &&
@@ -330,11 +347,40 @@ EOF
 	else
 		not_ok "status: active, every tunable" "exit $rc" "$out" "$errout"
 	fi
+	status_is "status: active, mode 2" ""
+	# as a user (audit's state unknown, not counted): the kernel's view alone decides
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		chmod 755 "$tmp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" status >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^audit: *unknown (querying it needs root)$' &&
+			printf '%s\n' "$out" | grep -qx 'host: *protected'; then
+			ok "status as a user, Brute active in mode 2: exit 0 (audit unknown)"
+		else
+			not_ok "status as a user, Brute active in mode 2: exit 0" "exit $rc" "$out" "$errout"
+		fi
+		echo 0 >"$sysctl/mode"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" status >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "status as a user, mode 0: exit 3" 3 '^host:    NOT protected: Brute is in mode 0 (off)$'
+		echo 2 >"$sysctl/mode"
+	else
+		ok "status as a user # SKIP needs root and setpriv"
+	fi
+	echo 0 >"$sysctl/mode"
+	run status
+	status_is "status: mode 0" "Brute is in mode 0 (off)"
+	echo 1 >"$sysctl/mode"
+	run status
+	status_is "status: mode 1 (detect, do not stop) still protects" ""
+	rm "$sysctl/mode"
+	run status
+	status_is "status: mode unreadable" "cannot read its mode"
 	rm "$sysctl/ban_time_s" "$sysctl/table_size" "$sysctl/forget_time_s"
 	echo 1 >"$sysctl/mode"
 	echo "lockdown,capability" >"$sec/lsm"
 	run status
-	if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^brute: *NOT active' &&
+	if printf '%s\n' "$out" | grep -q '^brute: *NOT active' &&
 		printf '%s\n' "$out" | grep -q '^  mode  *1 (detect and audit)$' &&
 		[ "$(printf '%s\n' "$out" | grep -c ' absent$')" = 3 ] &&
 		printf '%s\n' "$out" | grep -q '^  table_size  *absent$'; then
@@ -342,9 +388,10 @@ EOF
 	else
 		not_ok "status: not active, tunables of an older kernel absent" "exit $rc" "$out" "$errout"
 	fi
+	status_is "status: Brute not active" "Brute is not active"
 	# brute-reportd's counters beside the kernel's (its state file, brute-reportd(8))
 	mkdir -p "$root/run/brute-reportd"
-	cat >"$root/run/brute-reportd/status" <<EOF
+	cat >"$root/run/brute-reportd/status" <<STATE
 # brute-reportd(8) state
 version=1
 pid=4242
@@ -360,17 +407,35 @@ alerts_queued=7
 alerts_dropped=1
 spooled=4
 lost=0
-EOF
+STATE
 	run status
-	if [ "$rc" = 0 ] &&
-		printf '%s\n' "$out" | grep -q '^reportd: running, pid 4242: records 12, incidents 3 (1 open), attacks 2, alerts queued 7, dropped 1, spooled 4, lost 0$' &&
+	if printf '%s\n' "$out" | grep -q '^reportd: running, pid 4242: records 12, incidents 3 (1 open), attacks 2, alerts queued 7, dropped 1, spooled 4, lost 0$' &&
 		printf '%s\n' "$out" | grep -q '^ *its view: brute active, audit unknown, mode 1 (0 problems)$'; then
 		ok "status: brute-reportd's counters from its state file"
 	else
 		not_ok "status: brute-reportd's counters from its state file" "exit $rc" "$out" "$errout"
 	fi
+	# the SIEM delivery (issue 22): down for a while, with the oldest alert waiting
+	now=$(date +%s)
+	cat >>"$root/run/brute-reportd/status" <<STATE
+siem=tcp
+siem_target=siem.example.org:514
+siem_connected=0
+siem_failures=14
+siem_last_delivery_usec=$(( (now - 3700) * 1000000 ))
+siem_last_error_usec=$(( (now - 12) * 1000000 ))
+siem_last_error=connect: Connection refused
+spool_oldest_usec=$(( (now - 190) * 1000000 ))
+alerts_parked=2
+STATE
+	run status
+	if printf '%s\n' "$out" | grep -q '^ *delivery: tcp siem.example.org:514 NOT connected, last error 1[2-4]\.[0-9]s ago: connect: Connection refused, last delivery 1h0[12]m ago, 14 failures, oldest spooled alert 3m1[0-2]s old, 2 parked$'; then
+		ok "status: the SIEM delivery (not connected, last error, last delivery, oldest spooled alert)"
+	else
+		not_ok "status: the SIEM delivery" "exit $rc" "$out" "$errout"
+	fi
 	run status --json
-	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+	if [ "$rc" = 3 ] && printf '%s' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["active"] is False and d["lsm"] == "lockdown,capability", d
@@ -378,15 +443,52 @@ t = d["tunables"]
 assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
 assert len(t) == 9, t
 assert "enabled" in d["audit"] or "error" in d["audit"], d
+assert d["protected"] is False and d["not_protected_because"].startswith("Brute is not active"), d
 r = d["reportd"]
-assert r["pid"] == 4242 and r["records"] == 12 and r["alerts_queued"] == 7 and r["audit"] == "unknown", r' 2>"$tmp/py"; then
-		ok "status --json"
+assert r["pid"] == 4242 and r["records"] == 12 and r["alerts_queued"] == 7 and r["audit"] == "unknown", r
+assert r["siem"] == "tcp" and r["siem_connected"] == 0 and r["siem_failures"] == 14, r
+assert r["siem_last_error"] == "connect: Connection refused" and r["alerts_parked"] == 2, r
+assert r["spool_oldest_usec"] > 10**15, r' 2>"$tmp/py"; then
+		ok "status --json (exit 3, protected false)"
 	else
 		not_ok "status --json" "exit $rc" "$out" "$(cat "$tmp/py")"
 	fi
 	rm -rf "$root"
 	run status
-	expect "status: nothing there" 0 'cannot read /sys/kernel/security/lsm' ''
+	expect "status: nothing there: exit 3" 3 'cannot read /sys/kernel/security/lsm' ''
+	status_is "status: nothing there" "cannot read /sys/kernel/security/lsm"
+
+	# --- names with bidi and separator controls (issue 22 #5): escaped as brute-reportd
+	# escapes them, on the terminal (and as \uXXXX in JSON); U+202E RIGHT-TO-LEFT OVERRIDE
+	# makes "a<U+202E>gpj.exe" read "aexe.jpg". Raw, as a kernel writing UTF-8 unescaped
+	# would, and \ooo-escaped as the kernel escapes bytes; plus U+2028, U+2066 and U+00E9.
+	fresh_tree
+	printf 'attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=0 target_name=a\342\200\256gpj.exe\n' >"$sec/brute/targets"
+	printf 'attacker_uid=1 target_dev=0:1 target_ino=2 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=0 target_name=b\\342\\200\\256c\342\200\250d\342\201\246e\303\251\n' >>"$sec/brute/targets"
+	run list
+	l1=$(printf '%s\n' "$out" | sed -n 2p) l2=$(printf '%s\n' "$out" | sed -n 3p)
+	case "$rc|$l1|$l2" in
+	"0|"*'  a\342\200\256gpj.exe|'*'  b\342\200\256c\342\200\250d\342\201\246eé')
+		ok "list: U+202E, U+2028, U+2066 escaped as \\ooo on the terminal, é kept" ;;
+	*) not_ok "list: bidi and separator controls escaped" "exit $rc" "$out" ;;
+	esac
+	if printf '%s' "$out" | grep -q -e "$(printf '\342\200\256')" -e "$(printf '\342\200\250')" \
+		-e "$(printf '\342\201\246')"; then
+		not_ok "list: no raw bidi or separator control reaches the terminal" "$out"
+	else
+		ok "list: no raw bidi or separator control reaches the terminal"
+	fi
+	run list --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | grep -qF '"target_name":"a\u202egpj.exe"' &&
+		printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert d[0]["target_name"] == "a\u202egpj.exe", ascii(d[0]["target_name"])
+assert d[1]["target_name"] == "b\u202ec\u2028d\u2066e\u00e9", ascii(d[1]["target_name"])' 2>"$tmp/py"; then
+		ok "list --json: the same names, the controls as \\uXXXX"
+	else
+		not_ok "list --json: the controls as \\uXXXX" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
 done
 
 echo "$pass passed, $fail failed"
