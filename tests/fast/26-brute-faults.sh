@@ -46,7 +46,7 @@ failslab_off() {
 failing() { sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' sh "$@"; }
 # Start an attacker that pauses after 2 attempts; make it (and its later children) fail.
 attack_failing() {
-	$st/attacker -u 1000 -P 2 fork 12 >/tmp/faults.out 2>&1 &
+	runas 1000 $st/attacker_suid -P 2 fork 12 >/tmp/faults.out 2>&1 &
 	_pid=$!
 	wait_for 20 grep -q paused /tmp/faults.out
 	echo 1 >/proc/$_pid/make-it-fail
@@ -89,7 +89,7 @@ echo flush >/sys/kernel/security/brute/lift
 before=$(recs $CRASH | grep -c ' charged=no')
 failslab_on brute_target
 # Failing from its first crash on: a hierarchy is charged to the table once, at its first.
-failing $st/attacker -u 1000 fork 12 >/tmp/faults.out 2>&1
+failing runas 1000 $st/attacker_suid fork 12 >/tmp/faults.out 2>&1
 rc=$?
 failslab_off
 # After the storm auditd may still be catching up (sanitizer kernels): give the record time.
@@ -106,19 +106,25 @@ else
 		"exit $rc, charged=no records $before -> $after"
 fi
 
-# 3. No memory for audit buffers: the records are lost, and counted as lost by audit; the
-#    attack is still killed.
+# 3. No memory for audit buffers: the records are lost, counted as lost by audit and as
+#    dropped by Brute (its stats, then the next record it emits); the attack is still killed.
+dropped() { sed -n 's/.* records_dropped=\([0-9]*\).*/\1/p' /sys/kernel/security/brute/stats; }
 lost_before=$(lost)
+dropped_before=$(dropped)
 failslab_on audit_buffer
-failing $st/attacker -u 1000 fork 12 >/tmp/faults.out 2>&1
+failing runas 1000 $st/attacker_suid fork 12 >/tmp/faults.out 2>&1
 rc=$?
 failslab_off
 lost_after=$(lost)
-if [ $rc = 137 ] && [ "$lost_after" -gt "$lost_before" ]; then
-	ok "without audit buffers: attack killed, $((lost_after - lost_before)) records counted lost"
+dropped_after=$(dropped)
+runas 1000 $st/crasher_suid true
+wait_for 30 sh -c "ausearch --raw -m 1711 2>/dev/null | grep -q 'records_dropped=$dropped_after'"
+if [ $rc = 137 ] && [ "$lost_after" -gt "$lost_before" ] && [ "$dropped_after" -gt "$dropped_before" ] &&
+	ausearch --raw -m 1711 2>/dev/null | grep -q "records_dropped=$dropped_after"; then
+	ok "without audit buffers: attack killed, $((lost_after - lost_before)) lost, $((dropped_after - dropped_before)) dropped and reported"
 else
-	not_ok "without audit buffers: attack killed, records counted lost" \
-		"exit $rc, lost $lost_before -> $lost_after"
+	not_ok "without audit buffers: attack killed, records lost, dropped and reported" \
+		"exit $rc, lost $lost_before -> $lost_after, dropped $dropped_before -> $dropped_after"
 fi
 
 # 4. Page allocations failing at random (10%) in attacks and exec attacks: no splat (the
@@ -128,7 +134,7 @@ echo Y >$P/task-filter && echo 10 >$P/probability && echo 0 >$P/interval &&
 	echo 0 >$P/min-order && echo 0 >$P/verbose
 i=0
 while [ $i -lt 6 ]; do
-	failing $st/attacker -u 1000 fork 12 >/dev/null 2>&1
+	failing runas 1000 $st/attacker_suid fork 12 >/dev/null 2>&1
 	failing $st/attacker -c 2500 exec 6 $st/crasher_suid segv >/dev/null 2>&1
 	i=$((i + 1))
 done

@@ -26,7 +26,7 @@ out=$(grep -v 'running with root privileges' "$rig/lintian.out")
 if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "lintian clean (--pedantic --info)"; else not_ok "lintian clean (--pedantic --info)" "exit $rc" "$out"; fi
 
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort | xargs)
-want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/sbin/brute-reportd"
+want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/sbin/brute-reportd"
 # brutectl (tools/brutectl) goes into the package when the tree has it
 [ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl"
 want="$want /usr/share/doc/brute-reportd/changelog.gz /usr/share/doc/brute-reportd/copyright /usr/share/lintian/overrides/brute-reportd /usr/share/man/man5/brute-reportd.conf.5.gz /usr/share/man/man8/brute-reportd.8.gz"
@@ -35,17 +35,43 @@ same "package files" "$want" "$files"
 C=$(mktemp -d)
 trap 'rm -rf "$C"' EXIT
 dpkg-deb -R "$deb" "$C/root"
-same "conffiles" "/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/reportd.conf" \
+same "conffiles" "/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf" \
 	"$(sort "$C/root/DEBIAN/conffiles" | xargs)"
+# issue 22 #10: the rules are active through a link that is a plain package file (removed
+# with the package); their content is the conffile /etc/brute/70-brute.rules (kept until purge)
+same "/etc/audit/rules.d/70-brute.rules is a link to the conffile /etc/brute/70-brute.rules" \
+	"../../brute/70-brute.rules" "$(readlink "$C/root/etc/audit/rules.d/70-brute.rules")"
+same "the rules are the tree's" "" "$(cmp "$top/rules/70-brute.rules" "$C/root/etc/brute/70-brute.rules" 2>&1)"
 same "reportd.conf root-only (0600)" "-rw-------" "$(dpkg-deb -c "$deb" | awk '$6 == "./etc/brute/reportd.conf" { print $1 }')"
 same "the daemon reports the package version" "brute-reportd $version" "$("$C/root/usr/sbin/brute-reportd" --version 2>&1)"
 dyn=$(readelf -W -d "$C/root/usr/sbin/brute-reportd")
 syms=$(readelf -W --dyn-syms "$C/root/usr/sbin/brute-reportd")
-if grep -q BIND_NOW <<<"$dyn" && grep -q PIE <<<"$dyn" && grep -qw __stack_chk_fail <<<"$syms" &&
-	grep -qE ' __[a-z]+_chk(@|$)' <<<"$syms"; then
-	ok "packaged binary hardened (PIE, BIND_NOW, stack protector, fortify)"
+for b in brute-reportd brutectl; do
+	dyn=$(readelf -W -d "$C/root/usr/sbin/$b")
+	syms=$(readelf -W --dyn-syms "$C/root/usr/sbin/$b")
+	if grep -q BIND_NOW <<<"$dyn" && grep -q PIE <<<"$dyn" && grep -qw __stack_chk_fail <<<"$syms" &&
+		grep -qE ' __[a-z]+_chk(@|$)' <<<"$syms"; then
+		ok "packaged $b hardened (PIE, BIND_NOW, stack protector, fortify)"
+	else
+		not_ok "packaged $b hardened (PIE, BIND_NOW, stack protector, fortify)" "$dyn"
+	fi
+done
+# issue 22 #6: both programs are compiled in the build step (dh_auto_build), none in
+# dh_auto_install (which only copies)
+log=$rig/pkg/build.log
+built=$(awk '/dh_auto_build/ { s = 1 } /dh_auto_test|dh_auto_install/ { s = 0 }
+	s && /-o build\/normal\/brute-reportd |-o build\/normal\/brutectl / { print ($0 ~ /brutectl/ ? "brutectl" : "brute-reportd") }' "$log" | sort -u | xargs)
+late=$(awk '/dh_auto_install/ { s = 1 } /dh_install /{ s = 0 } s && /(cc|gcc|clang) .* -o /' "$log")
+if [ "$built" = "brute-reportd brutectl" ] && [ -z "$late" ]; then
+	ok "brute-reportd and brutectl compiled in dh_auto_build, nothing compiled in dh_auto_install"
 else
-	not_ok "packaged binary hardened (PIE, BIND_NOW, stack protector, fortify)" "$dyn"
+	not_ok "brute-reportd and brutectl compiled in dh_auto_build, nothing in dh_auto_install" \
+		"built in dh_auto_build: $built" "compiled in dh_auto_install: $late"
+fi
+if grep -q 'augenrules --load' "$C/root/DEBIAN/postrm" && grep -q 'augenrules --load' "$C/root/DEBIAN/postinst"; then
+	ok "postinst loads the audit rules, postrm (remove) reloads without them"
+else
+	not_ok "postinst loads the audit rules, postrm (remove) reloads without them"
 fi
 if grep -q "deb-systemd-helper enable 'brute-reportd.service'" "$C/root/DEBIAN/postinst" &&
 	grep -q "deb-systemd-invoke \$_dh_action 'brute-reportd.service'" "$C/root/DEBIAN/postinst" &&

@@ -74,12 +74,14 @@ fixture=$top/daemon/tests/fixtures/captured-fork.log
 make -s -C "$top/daemon" brute-reportd >/dev/null || { not_ok "build brute-reportd"; exit 0; }
 alerts=$T/collector/alerts.log
 n_alerts() { grep -c ' brute-reportd ' "$alerts" 2>/dev/null || echo 0; }
-forward() {
-	mkdir -p "$T/spool$1"
+forward() { # PORT [FIXTURE]
+	local f=${2:-$fixture}
+	local s="$T/spool$1-${f##*/}"
+	mkdir -p "$s"
 	printf 'journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\nsiem_port = %s\nspool_dir = %s\n' \
-		"$1" "$T/spool$1" >"$T/reportd$1.conf"
+		"$1" "$s" >"$T/reportd$1.conf"
 	chmod 600 "$T/reportd$1.conf"
-	"$top/daemon/brute-reportd" -c "$T/reportd$1.conf" -i "$fixture" --forward -o none -q
+	"$top/daemon/brute-reportd" -c "$T/reportd$1.conf" -i "$f" --forward -o none -q
 }
 if ! out=$(forward $RELAY 2>&1); then not_ok "brute-reportd --forward to the relay" "$out"; exit 0; fi
 at_least() { [ "$(n_alerts)" -ge "$1" ]; }
@@ -118,7 +120,7 @@ forward_tls() { # PORT NAME CA [PROTOCOL]
 	printf 'journal = no\nsiem_protocol = %s\nsiem_host = 127.0.0.1\nsiem_port = %s\nsiem_tls_name = %s\nsiem_tls_ca = %s\nsiem_tls_cert = %s\nsiem_tls_key = %s\nspool_dir = %s\nsiem_retry_min = 1\n' \
 		"${4:-tls}" "$1" "$2" "$3" "$c/relay.pem" "$c/relay.key" "$T/spool-tls-$2" >"$T/reportd-tls-$2.conf"
 	chmod 600 "$T/reportd-tls-$2.conf"
-	"$top/daemon/brute-reportd" -c "$T/reportd-tls-$2.conf" -i "$fixture" --forward -o none
+	"$top/daemon/brute-reportd" -c "$T/reportd-tls-$2.conf" -i "$fixture" --forward -o none --stats
 }
 if out=$(forward_tls $TLS collector.example.org "$c/ca.pem" 2>&1); then
 	if waitfor at_least $((3 * n)); then sleep 1; fi
@@ -135,9 +137,12 @@ case $out in
 *"server certificate rejected"*"does not match"*) ok "brute-reportd logged the name mismatch" ;;
 *) not_ok "brute-reportd logged the name mismatch" "$out" ;;
 esac
-[ -s "$T/spool-tls-wrong.example.org/spool" ] &&
-	ok "the refused alerts stay in brute-reportd's spool" ||
-	not_ok "the refused alerts stay in brute-reportd's spool" "$(ls -l "$T/spool-tls-wrong.example.org")"
+# --stats at exit: "spooled now N" (the spool's own count)
+case $out in
+*"spooled now 0,"*) not_ok "the refused alerts stay in brute-reportd's spool" "$out" ;;
+*"spooled now "[1-9]*) ok "the refused alerts stay in brute-reportd's spool ($(echo "$out" | grep -o 'spooled now [0-9]*'))" ;;
+*) not_ok "the refused alerts stay in brute-reportd's spool" "$out" ;;
+esac
 
 # brute-reportd over RELP with TLS (siem_protocol = relp, siem_tls_ca set) straight to the
 # collector's imrelp input: the alerts arrive, and the spool is empty (each acknowledged).
@@ -146,9 +151,32 @@ if out=$(forward_tls $RELP collector.example.org "$c/ca.pem" relp 2>&1); then
 	if waitfor at_least $((4 * n)); then sleep 1; fi
 	same "brute-reportd over RELP+TLS: the same $n alerts reached the collector's imrelp input" \
 		"$((4 * n))" "$(n_alerts)"
-	# the spool file holds a 32-byte header once everything was acknowledged
-	size=$(stat -c %s "$T/spool-tls-collector.example.org/spool" 2>/dev/null || echo missing)
-	same "every RELP alert acknowledged: the spool holds its header only" 32 "$size"
+	# the spool is empty once everything was acknowledged (--stats: "spooled now 0")
+	same "every RELP alert acknowledged: the spool is empty" "spooled now 0" \
+		"$(echo "$out" | grep -o 'spooled now [0-9]*')"
 else
 	not_ok "brute-reportd over RELP+TLS to the collector" "$out"
+fi
+
+# v3: a recorded stream with peer bans (captured-v3.log: a TCP peer, its /24, a Unix peer, each
+# banned and lifted) through the relay: the collector gets each peer ban and its end as an
+# alert whose structured data carries the peer and the endpoint, for a SIEM or a firewall.
+v3=$top/daemon/tests/fixtures/captured-v3.log
+n_kind() { grep -c " brute-reportd [0-9]* $1 \[brute@32473 kind=" "$alerts" 2>/dev/null || echo 0; }
+peer_alerts() { [ "$(n_kind PEER_BAN)" -ge 3 ] && [ "$(n_kind PEER_UNBAN)" -ge 3 ]; }
+if out=$(forward $RELAY "$v3" 2>&1); then
+	waitfor peer_alerts
+	same "v3: 3 peer bans and 3 ends reached the collector (RELP+TLS)" "3 3" \
+		"$(n_kind PEER_BAN) $(n_kind PEER_UNBAN)"
+	line=$(grep ' PEER_BAN \[' "$alerts" | head -n 1)
+	case $line in
+	*' PEER_BAN [brute@32473 kind="peer_ban" message_id="79ecec051cb34c3a91486f64fd349085" peer="10.196.0.2/32" netns="4026532091" transport="tcp" laddr="10.196.0.1" lport="7777" faults="5" ban_s="900" '*'Peer 10.196.0.2/32 banned from tcp 10.196.0.1:7777 in netns 4026532091 for 900 s after 5 crashes of service'*)
+		ok "v3: the peer ban alert carries the peer and the endpoint" ;;
+	*) not_ok "v3: the peer ban alert carries the peer and the endpoint" "$line" ;;
+	esac
+	grep -q ' PEER_UNBAN \[brute@32473 kind="peer_unban" .* peer="uid:4243" peer_uid="4243" netns="4026531840" transport="unix" lino="1150" reason="lifted" refused="1" ' "$alerts" &&
+		ok "v3: the end of the Unix peer's ban, with its uid and socket inode" ||
+		not_ok "v3: the end of the Unix peer's ban, with its uid and socket inode" "$(grep ' PEER_UNBAN ' "$alerts")"
+else
+	not_ok "brute-reportd --forward of the v3 stream to the relay" "$out"
 fi

@@ -20,6 +20,9 @@ documented=$(sed -n 's/^\.BR \([a-z_]*\) " (.*)"$/\1/p' "$conf5" | sort)
 [ "$(echo "$table" | wc -l)" -gt 20 ] || not_ok "keyword table read from daemon/config.c" "$table"
 same "brute-reportd.conf(5) documents exactly the keys of daemon/config.c's table" \
 	"$table" "$documented"
+# the shipped /etc/brute/reportd.conf names every key too (commented out, with its default)
+shipped=$(sed -n 's/^#\([a-z_]*\) =.*/\1/p' "$top/etc/brute/reportd.conf" | sort)
+same "etc/brute/reportd.conf lists exactly the keys of daemon/config.c's table" "$table" "$shipped"
 # "(DEFAULT, RANGE)" or "(DEFAULT; VALUES)": both parts there for every key
 bad=$(sed -n 's/^\.BR \([a-z_]*\) " (\(.*\))"$/\1 \2/p' "$conf5" |
 	awk '{ k = $1; $1 = ""; if ($0 !~ /^ [^ ].*[,;] ./) print k }')

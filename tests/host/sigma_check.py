@@ -2,7 +2,7 @@
 """Check siem/sigma/*.yml: each is a well-formed Sigma rule (the fields and values the Sigma
 specification requires) and selects exactly the audit records it claims, evaluated on real
 audit.log lines (daemon/tests/fixtures/captured-*.log, recorded in the system guest) and on
-siem/tests/records.log (the record shapes of docs/audit-records.md and spec v2 that no
+siem/tests/records.log (the record shapes of docs/audit-records.md, v2 and v3, that no
 capture has yet). Prints TAP.
 
 Supported Sigma subset (all the rules use): detection with named selections of field: value or
@@ -69,8 +69,10 @@ expect = {
                                                     "BRUTE_BAN", "UNKNOWN[1716]"),
     "brute_disabled.yml": lambda r: r["type"] in ("BRUTE_CONFIG", "UNKNOWN[1715]")
     and r.get("tunable") == "mode" and r.get("new") in ("0", "1"),
-    "brute_ban_lifted.yml": lambda r: r["type"] in ("BRUTE_UNBAN", "UNKNOWN[1717]")
+    "brute_ban_lifted.yml": lambda r: r["type"] in ("BRUTE_UNBAN", "UNKNOWN[1717]",
+                                                  "BRUTE_PEER_UNBAN", "UNKNOWN[1719]")
     and r.get("reason") == "lifted",
+    "brute_peer_banned.yml": lambda r: r["type"] in ("BRUTE_PEER_BAN", "UNKNOWN[1718]"),
 }
 rules = sorted(glob.glob(os.path.join(top, "siem/sigma/*.yml")))
 tap(sorted(map(os.path.basename, rules)) == sorted(expect), "the rules are those this test knows",

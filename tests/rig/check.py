@@ -13,10 +13,16 @@ Layers, in order; a layer that cannot run counts as one failure and the others s
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest
+  kunit-absent, fast-absent
+               the fast guest booted without Brute in the LSM list (lsm=capability): its
+               KUnit cases skip, no oops, tests/fast/00-rig and 05-brute-absent
+  bench-smoke  tests/bench/bench.py --smoke on the test kernel: one boot of make bench's guest
+               (every loop a few times, every availability scenario for 3 s), that every
+               figure is printed; never a value (make bench measures, make check does not time)
   system-guest tests/system/*.sh in the Debian + systemd guest
 
 Environment: see tests/rig/guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_TESTS, BRUTE_RIG_INJECT, ...);
-BRUTE_LAYERS=rig,daemon,tools,host,audit,fast,system selects layers (default: all);
+BRUTE_LAYERS=rig,daemon,tools,host,audit,fast,bench,system selects layers (default: all);
 BRUTE_HOST_TESTS=NAME[,NAME] runs only these tests/host scripts (names without .sh).
 """
 import os
@@ -24,6 +30,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -153,8 +160,63 @@ def run_audit_tools():
     layer("audit-tools", found)
 
 
+def run_absent(kernel):
+    """The fast guest booted with lsm=capability: Brute built in, not initialized."""
+    os.environ["BRUTE_RUN_NAME"] = os.environ.get("BRUTE_RUN_NAME", "") + "-absent"
+    try:
+        out = guest.run("fast", kernel, "00-rig,05-brute-absent",
+                        (os.environ.get("BRUTE_CMDLINE", "") + " lsm=capability").strip())
+    except subprocess.CalledProcessError as e:
+        print(f"fast-absent: *** building the guest failed: {e}", flush=True)
+        layer("fast-absent", guest.Counts(0, 1))
+        return
+    finally:
+        os.environ["BRUTE_RUN_NAME"] = os.environ["BRUTE_RUN_NAME"][:-len("-absent")]
+    guest.report(out, counts=False)
+    kunit = out.kunit
+    if not kunit.skipped and not kunit.failed:
+        print("kunit-absent: *** no KUnit case skipped: were Brute's cases run?", flush=True)
+        kunit.failed = 1
+    layer("kunit-absent", kunit)
+    counts = out.tests
+    if out.problems and not counts.failed and not kunit.failed:
+        counts.failed = 1
+    layer("fast-absent", counts)
+
+
+BENCH_SMOKE_TIMEOUT = 900   # seconds; one boot of the lockdep kernel under -icount
+
+
+def run_bench_smoke(kernel):
+    """tests/bench/bench.py --smoke KERNEL, streamed: its 'bench-smoke: N passed, N failed'
+    line gives the counts; a non-zero exit, a timeout or no such line is a failure."""
+    proc = subprocess.Popen([sys.executable, str(guest.TOP / "tests" / "bench" / "bench.py"),
+                             "--smoke", str(kernel)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace",
+                            start_new_session=True)
+    found = None
+    timer = threading.Timer(BENCH_SMOKE_TIMEOUT, lambda: os.killpg(proc.pid, signal.SIGKILL))
+    timer.start()
+    try:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            m = SUMMARY.match(line.strip())
+            if m and line.startswith("bench-smoke: "):
+                found = guest.Counts(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        rc = proc.wait()
+    finally:
+        timer.cancel()
+    if found is None:
+        print(f"bench-smoke: *** no summary line from tests/bench/bench.py --smoke (exit {rc})")
+        found = guest.Counts(0, 1)
+    elif rc != 0 and found.failed == 0:
+        found.failed = 1
+    layer("bench-smoke", found)
+
+
 def main():
-    selected = (os.environ.get("BRUTE_LAYERS") or "rig,daemon,tools,host,audit,fast,system").split(",")
+    selected = (os.environ.get("BRUTE_LAYERS") or
+                "rig,daemon,tools,host,audit,fast,bench,system").split(",")
     start = time.monotonic()
     if "rig" in selected:
         run_rig_unit()
@@ -168,7 +230,7 @@ def main():
         run_audit_tools()
 
     kernel = None
-    if "fast" in selected or "system" in selected:
+    if "fast" in selected or "system" in selected or "bench" in selected:
         try:
             kernel = guest.kernel_image()
         except subprocess.CalledProcessError:
@@ -193,6 +255,11 @@ def main():
         if out.problems and not counts.failed and not out.kunit.failed:
             counts.failed = 1   # a panic, splat or hang fails the layer even if tests passed
         layer(f"{kind}-guest", counts)
+        if kind == "fast" and not os.environ.get("BRUTE_TESTS"):
+            run_absent(kernel)
+
+    if "bench" in selected and kernel is not None and not os.environ.get("BRUTE_TESTS"):
+        run_bench_smoke(kernel)
 
     print(f"--- {time.monotonic() - start:.0f} s", flush=True)
     for line in lines:

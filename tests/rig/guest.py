@@ -18,7 +18,8 @@ Trace:), and on a KUnit suite reported 'not ok' on the console.
 Environment: KERNEL (bzImage to boot, else scripts/kernel.sh builds it), BRUTE_CMDLINE (extra
 kernel arguments), BRUTE_TESTS (like --tests), BRUTE_RIG_INJECT (like --inject),
 BRUTE_FAST_TIMEOUT / BRUTE_SYSTEM_TIMEOUT (wall-clock bounds), BRUTE_SMP (vCPUs, 2),
-BRUTE_MEMORY (guest memory), BRUTE_CACHE.
+BRUTE_MEMORY (guest memory), BRUTE_INITRD_EXTRA (fast: cpio archives, colon-separated,
+appended to the initramfs, e.g. scripts/kselftests.sh's), BRUTE_CACHE.
 """
 import argparse
 import os
@@ -132,7 +133,16 @@ def qemu_command(kind, kernel, append, run_dir, shell, timeout):
         cmd += ["-monitor", "none", "-serial", f"file:{run_dir / 'console.log'}"]
     cmd += ["-serial", f"file:{run_dir / 'results.log'}"]
     if kind == "fast":
-        cmd += ["-initrd", script("initramfs.sh")]
+        initrd = script("initramfs.sh")
+        extra = [p for p in os.environ.get("BRUTE_INITRD_EXTRA", "").split(":") if p]
+        if extra:
+            # The kernel unpacks concatenated (compressed) cpio archives one after another.
+            parts, initrd = [initrd] + extra, run_dir / "initrd.cpio.gz"
+            with open(initrd, "wb") as out:
+                for part in parts:
+                    with open(part, "rb") as f:
+                        shutil.copyfileobj(f, out)
+        cmd += ["-initrd", str(initrd)]
     else:
         rootfs = script("rootfs.sh")
         try:

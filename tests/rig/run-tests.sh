@@ -75,6 +75,11 @@ run_script() { # run_script PATH TIMEOUT
 	done <"$out"
 	if [ "$2" -gt 0 ] && [ $rc -ne 0 ] && [ $elapsed -ge "$2" ]; then
 		emit not-ok "$name: timed out after $2 s"
+		# Killed mid-way, it restored nothing: what it may have changed for the
+		# scripts after it goes back (auditctl -f 2 would panic on a lost record).
+		auditctl -f 1 >/dev/null 2>&1
+		[ -w /proc/sys/kernel/brute/mode ] && echo 2 >/proc/sys/kernel/brute/mode
+		[ -w /sys/kernel/security/brute/lift ] && echo flush >/sys/kernel/security/brute/lift
 	elif [ $rc -ne 0 ]; then
 		emit not-ok "$name: exited with status $rc"
 	elif [ $asserted -eq 0 ]; then

@@ -22,11 +22,14 @@ fi
 check "dpkg --verify brute-reportd: every file as packaged" sh -c '
 	out=$(dpkg --verify brute-reportd 2>&1); [ -z "$out" ] || { echo "$out"; exit 1; }'
 conffiles=$(dpkg-query -W -f '${Conffiles}\n' brute-reportd | awk 'NF { print $1 }' | sort | tr '\n' ' ')
-if [ "$conffiles" = "/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/reportd.conf " ]; then
+if [ "$conffiles" = "/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf " ]; then
 	ok "conffiles: reportd.conf, the plugin configuration, the rules"
 else
 	not_ok "conffiles: reportd.conf, the plugin configuration, the rules" "got: $conffiles"
 fi
+[ "$(readlink /etc/audit/rules.d/70-brute.rules)" = ../../brute/70-brute.rules ] &&
+	ok "the rules are active through /etc/audit/rules.d/70-brute.rules -> ../../brute/70-brute.rules" ||
+	not_ok "the rules' link in /etc/audit/rules.d" "$(ls -l /etc/audit/rules.d/ 2>&1)"
 for f in /usr/sbin/brute-reportd /lib/systemd/system/brute-reportd.service \
 	/usr/lib/systemd/catalog/brute-reportd.catalog /usr/share/man/man8/brute-reportd.8.gz; do
 	[ -f "$f" ] || not_ok "packaged file $f present"

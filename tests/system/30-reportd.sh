@@ -7,6 +7,7 @@
 # On a v2 kernel (/sys/kernel/security/brute/lift exists) the exec attack also bans uid 1000 from
 # crasher_suid: the ban becomes a journal entry and an alert, root lifts it (the 1717 record, the
 # "ban ended" entry and alert), and every later exec attack starts without a ban.
+# The v3 peers are 31-reportd-peers.sh's.
 #
 # With reportd.capture=1 on the kernel command line (BRUTE_CMDLINE) the audit.log lines of each
 # attack are also printed as "# capture NAME: LINE" diagnostics (results.log of the run): the
@@ -33,7 +34,9 @@ if [ ! -d /proc/sys/kernel/brute ]; then
 	not_ok "brute is enabled" "$(cat /sys/kernel/security/lsm 2>&1)"
 	exit 0
 fi
-cp "$st/crasher" "$st/crasher_suid" && chown 0:0 "$st/crasher_suid" && chmod 4755 "$st/crasher_suid"
+for p in crasher attacker; do
+	cp "$st/$p" "$st/${p}_suid" && chown 0:0 "$st/${p}_suid" && chmod 4755 "$st/${p}_suid"
+done
 
 # --- helpers --------------------------------------------------------------------------------
 T0=$(cut -d' ' -f1 /proc/uptime)
@@ -160,7 +163,7 @@ mainpid=$(echo "$props" | sed -n 's/^MainPID=//p')
 status=$(echo "$props" | sed -n 's/^StatusText=//p')
 type=$(echo "$props" | sed -n 's/^Type=//p')
 # STATUS= is the daemon's view of the kernel, then its counters (issue 12)
-if [ "$type" = notify ] && echo "$status" | grep -Eq '^brute active, audit (enabled|unknown), mode [12](, receive buffer capped)?; records [0-9]+, incidents [0-9]+ \([0-9]+ open\), attacks [0-9]+, alerts queued [0-9]+, dropped [0-9]+, spooled [0-9]+, lost [0-9]+$'; then
+if [ "$type" = notify ] && echo "$status" | grep -Eq '^brute active, audit (enabled|unknown), mode [12](, receive buffer capped)?; records [0-9]+, incidents [0-9]+ \([0-9]+ open\), attacks [0-9]+, alerts queued [0-9]+, dropped [0-9]+, spooled [0-9]+, lost [0-9]+; SIEM tcp 127\.0\.0\.1:6514 (NOT )?connected.*$'; then
 	ok "brute-reportd reached READY (Type=$type, STATUS=$status, pid $mainpid)"
 else
 	bad "brute-reportd reached READY (Type=$type, STATUS=$status)" "$(unit_diag)"
@@ -185,7 +188,7 @@ fi
 # --- 1. a fork attack after a credential change, the listener up ----------------------------
 a0=$(n_logged)
 l0=$(($(wc -l <$AUDIT_LOG) + 1))
-$st/attacker -u 1000 -s fork 12 >/tmp/fork.out 2>&1
+runas 1000 $st/attacker_suid -s fork 12 >/tmp/fork.out 2>&1
 rc=$?
 wait_for 10 logged $((a0 + 1))
 asnap
@@ -211,9 +214,17 @@ if [ -n "$(jof $MID_ATTACK "$h1")" ]; then
 	got=$(echo "$e" | jget PRIORITY BRUTE_ATTACK_TYPE BRUTE_ACTION BRUTE_BOUNDARIES BRUTE_ORIGIN \
 		BRUTE_FAULTS SYSLOG_IDENTIFIER)
 	kf=$(recs $ATTACK | grep "brute_hierarchy=$h1 " | field faults)
-	want="PRIORITY=1 BRUTE_ATTACK_TYPE=fork BRUTE_ACTION=kill BRUTE_BOUNDARIES=cred BRUTE_ORIGIN=$h1 BRUTE_FAULTS=$kf"
+	# the kinds the kernel says h1 crossed (allocated's boundaries=, each 1711's boundary=): cred
+	# (setresuid), and on v3 setid too (attacker_suid's execve, recorded in its own hierarchy)
+	kb=$({ grep -a "brute_hierarchy=$h1 status=allocated " $AUDIT_LOG | fields boundaries | tr ',' '\n'
+		grep -a "brute_hierarchy=$h1 boundary=" $AUDIT_LOG | fields boundary; } | sort -u)
+	kinds=
+	for k in setid fcaps cred network unix; do
+		echo "$kb" | grep -qx $k && kinds="$kinds${kinds:+,}$k"
+	done
+	want="PRIORITY=1 BRUTE_ATTACK_TYPE=fork BRUTE_ACTION=kill BRUTE_BOUNDARIES=$kinds BRUTE_ORIGIN=$h1 BRUTE_FAULTS=$kf"
 	want="$want SYSLOG_IDENTIFIER=brute-reportd"
-	if [ "$got" = "$want" ] && [ "$(echo "$e" | wc -l)" = 1 ]; then
+	if [ "$got" = "$want" ] && [ "$(echo "$e" | wc -l)" = 1 ] && echo ",$kinds," | grep -q ',cred,'; then
 		ok "journal: attack entry of hierarchy $h1 ($got)"
 	else
 		bad "journal: attack entry of hierarchy $h1" "got:  $got" "want: $want" "$e"
@@ -356,7 +367,7 @@ fi
 
 a2=$(n_logged)
 l2=$(($(wc -l <$AUDIT_LOG) + 1))
-$st/attacker -u 1000 -s fork 12 >/dev/null 2>&1 &
+runas 1000 $st/attacker_suid -s fork 12 >/dev/null 2>&1 &
 p3=$!
 runas 1000 $st/attacker -s exec 12 $st/crasher_suid segv >/dev/null 2>&1 &
 p4=$!
@@ -380,6 +391,18 @@ if siem_has ATTACK "$h2"; then
 	bad "nothing reaches the stopped listener"
 fi
 t "attacks 2-4 done"
+# the delivery state (issue 22): not connected, why, the oldest alert waiting
+STATE=/run/brute-reportd/status
+skey() { sed -n "s/^$1=//p" $STATE 2>/dev/null; }
+down_seen() {
+	[ "$(skey siem_connected)" = 0 ] && [ "$(skey spool_oldest_usec)" -gt 0 ] && [ "$(skey spooled)" -ge 3 ]
+}
+if wait_for 15 down_seen && skey siem_last_error | grep -q 'Connection refused' &&
+	brutectl status | grep -Eq '^ *delivery: tcp 127\.0\.0\.1:6514 NOT connected, last error .* ago: .*Connection refused, last delivery .* ago, [0-9]+ failures?, oldest spooled alert .* old$'; then
+	ok "delivery state, listener down: $(brutectl status | grep 'delivery:' | sed 's/^ *//')"
+else
+	bad "delivery state, listener down" "$(grep '^siem\|^spool' $STATE)" "$(brutectl status 2>&1 | tail -n 2)"
+fi
 
 # --- 3. the listener back: every alert arrives once, in order --------------------------------
 order=$(attacks_after "$a0" | tr '\n' ' ')
@@ -392,6 +415,13 @@ else
 		"$(journalctl -u brute-reportd -o cat --no-pager | tail -n 5)"
 fi
 t "delivered"
+up_seen() { [ "$(skey siem_connected)" = 1 ] && [ "$(skey spooled)" = 0 ] && [ "$(skey spool_oldest_usec)" = 0 ]; }
+if wait_for 15 up_seen &&
+	brutectl status | grep -Eq '^ *delivery: tcp 127\.0\.0\.1:6514 connected, .*last delivery [^,]* ago, [0-9]+ failures?$'; then
+	ok "delivery state, listener back: $(brutectl status | grep 'delivery:' | sed 's/^ *//')"
+else
+	bad "delivery state, listener back" "$(grep '^siem\|^spool' $STATE)" "$(brutectl status 2>&1 | tail -n 2)"
+fi
 if [ $v2 = 1 ]; then
 	if wait_for 10 eval 'siem_lines UNBAN | grep -q "reason=\"lifted\""' &&
 		siem_lines BAN | grep -q "attacker_uid=\"1000\" .*target_name=\"crasher_suid\""; then

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Last: dpkg --purge brute-reportd leaves nothing behind: the daemon stopped, the unit gone
-# and no longer enabled, no file of the package, no /etc/brute, no spool
-# (/var/lib/brute-reportd), the catalog entries gone from the index (systemd's trigger).
+# and no longer enabled, no file of the package, no /etc/brute (the rules' conffile with it),
+# no spool (/var/lib/brute-reportd), no audit rule keyed brute loaded, the catalog entries
+# gone from the index (systemd's trigger).
 . "$RIG/tap.sh"
 
 MID_ATTACK=72daa15b2f794fafa7bedff6fcaee907
@@ -26,6 +27,11 @@ for f in $files /etc/brute /var/lib/brute-reportd \
 done
 [ -z "$left" ] && ok "no file left ($(echo "$files" | wc -l) packaged files, /etc/brute, spool, unit link)" ||
 	not_ok "no file left" "left:$left"
+if auditctl -l 2>/dev/null | grep -q 'key=brute'; then
+	not_ok "no audit rule keyed brute loaded" "$(auditctl -l | grep brute | head -n 3)"
+else
+	ok "no audit rule keyed brute loaded"
+fi
 if pgrep -x brute-reportd >/dev/null; then
 	not_ok "brute-reportd stopped" "$(ps -o pid,args -C brute-reportd)"
 else
