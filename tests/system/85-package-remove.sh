@@ -18,6 +18,9 @@ n_rules() { auditctl -l 2>/dev/null | grep -c 'key=brute'; }
 	not_ok "before: the rules loaded through the link" "$(auditctl -l 2>&1 | head -n 3)" "$(ls -l $LINK 2>&1)"
 
 # --- remove ------------------------------------------------------------------------------
+# As the package left it: enabled (30-reportd disabled it; a unit the administrator disabled
+# is, rightly, not started again by the postinst of 86-package-reinstall) and running.
+systemctl enable --no-reload brute-reportd.service 2>/dev/null
 systemctl start brute-reportd.service 2>/dev/null
 check "dpkg --remove brute-reportd" dpkg --remove brute-reportd
 status=$(dpkg-query -W -f '${db:Status-Abbrev}' brute-reportd 2>/dev/null)
