@@ -91,6 +91,29 @@ struct entry {
 	char *name_raw;  /* as the kernel wrote it (escaped) */
 };
 
+static void put_name_tty(FILE *out, const char *name, size_t len);
+
+/* At most 40 bytes of s for an error message, escaped as put_name_tty() escapes names. */
+static const char *snip(char *buf, size_t size, const char *s)
+{
+	size_t len = strnlen(s, 40), n = 0;
+	char *text = NULL;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (!len)
+		return buf;
+	f = open_memstream(&text, &n);
+	if (!f)
+		return "?";
+	put_name_tty(f, s, len);
+	if (fclose(f))
+		return "?";
+	snprintf(buf, size, "%s", text);
+	free(text);
+	return buf;
+}
+
 /* Strict unsigned decimal: digits only, no sign, no overflow beyond max. */
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -200,9 +223,11 @@ static const char *const field_names[N_FIELDS] = {
  * (fields a newer kernel may add); every required key must appear, no known key twice.
  * Returns false, with why in why_buf and nothing left allocated, if it is malformed.
  */
-static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_size)
+static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 {
 	bool seen[N_FIELDS] = { false };
+	struct entry *e = out;
+	char quoted[168];
 	char *tok, *save = NULL;
 	const char *why = NULL;
 
@@ -213,7 +238,8 @@ static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_si
 		int f;
 
 		if (!eq || eq == tok) {
-			snprintf(why_buf, why_size, "expected key=value, got '%.40s'", tok);
+			snprintf(why_buf, why_size, "expected key=value, got '%s'",
+				 snip(quoted, sizeof(quoted), tok));
 			goto bad;
 		}
 		*eq = '\0';
@@ -281,7 +307,8 @@ static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_si
 		}
 		continue;
 badval:
-		snprintf(why_buf, why_size, "bad value for %s: '%.40s'", tok, val);
+		snprintf(why_buf, why_size, "bad value for %s: '%s'", tok,
+			 snip(quoted, sizeof(quoted), val));
 		goto bad;
 	}
 	for (int f = 0; f < N_REQUIRED; f++) {
@@ -298,8 +325,10 @@ bad:
 	return false;
 }
 
-static void free_entries(struct entry *v, size_t n)
+static void free_entries(void *p, size_t n)
 {
+	struct entry *v = p;
+
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
 		free(v[i].name_raw);
@@ -307,8 +336,9 @@ static void free_entries(struct entry *v, size_t n)
 	free(v);
 }
 
-/* Why the securityfs directory may be missing, for error messages. */
-static const char *brute_absent_hint(void)
+/* Why the securityfs directory or a file in it may be missing, for error messages; missing
+ * says what an active Brute without the file lacks. */
+static const char *brute_absent_hint(const char *missing)
 {
 	char *path = sys_path(LSM_PATH), buf[512];
 	FILE *f = fopen(path, "r");
@@ -324,16 +354,24 @@ static const char *brute_absent_hint(void)
 	hint = "Brute is not active on this kernel (not in /sys/kernel/security/lsm)";
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		if (!strcmp(t, "brute"))
-			hint = "this kernel's Brute has no (uid, target) table (older than v2?)";
+			hint = missing;
 	return hint;
 }
 
-/* Reads and parses every entry; on failure prints why and returns -1. */
-static int read_entries(struct entry **out, size_t *count)
+#define NO_TARGETS "this kernel's Brute has no (uid, target) table (older than v2?)"
+#define NO_PEERS "this kernel's Brute has no peer table (older than v3?)"
+
+/*
+ * Reads and parses every line of the table file rel (a /sys path), each into an element of
+ * esize bytes of a malloc'd array; missing is brute_absent_hint()'s. On failure prints why,
+ * frees what it parsed (release) and returns -1.
+ */
+static int read_table(const char *rel, const char *missing, size_t esize,
+		      bool (*parse)(char *line, void *e, char *why_buf, size_t why_size),
+		      void (*release)(void *v, size_t n), void **out, size_t *count)
 {
-	char *path = sys_path(TARGETS_PATH), *line = NULL;
+	char *path = sys_path(rel), *line = NULL, *v = NULL;
 	size_t cap = 0, n = 0, lineno = 0, alloc = 0;
-	struct entry *v = NULL;
 	ssize_t len;
 	FILE *f;
 	int ret = -1;
@@ -345,15 +383,14 @@ static int read_entries(struct entry **out, size_t *count)
 		if (e == EACCES || e == EPERM)
 			err("cannot read %s: %s (reading it needs root)", path, strerror(e));
 		else if (e == ENOENT)
-			err("cannot read %s: %s: %s", path, strerror(e), brute_absent_hint());
+			err("cannot read %s: %s: %s", path, strerror(e), brute_absent_hint(missing));
 		else
 			err("cannot read %s: %s", path, strerror(e));
 		free(path);
 		return -1;
 	}
 	while (errno = 0, (len = getline(&line, &alloc, f)) >= 0) {
-		char why[128];
-		struct entry e;
+		char why[256];
 
 		lineno++;
 		if (len > 0 && line[len - 1] == '\n')
@@ -362,24 +399,22 @@ static int read_entries(struct entry **out, size_t *count)
 			err("%s:%zu: malformed line: NUL byte", path, lineno);
 			goto out;
 		}
-		if (!parse_line(line, &e, why, sizeof(why))) {
-			err("%s:%zu: malformed line: %s", path, lineno, why);
-			goto out;
-		}
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
-			struct entry *nv = realloc(v, ncap * sizeof(*v));
+			char *nv = realloc(v, ncap * esize);
 
 			if (!nv) {
-				free(e.name);
-				free(e.name_raw);
 				err("out of memory");
 				goto out;
 			}
 			v = nv;
 			cap = ncap;
 		}
-		v[n++] = e;
+		if (!parse(line, v + n * esize, why, sizeof(why))) {
+			err("%s:%zu: malformed line: %s", path, lineno, why);
+			goto out;
+		}
+		n++;
 	}
 	if (ferror(f)) {
 		err("cannot read %s: %s", path, strerror(errno ? errno : EIO));
@@ -391,7 +426,7 @@ static int read_entries(struct entry **out, size_t *count)
 	n = 0;
 	ret = 0;
 out:
-	free_entries(v, n);
+	release(v, n);
 	free(line);
 	fclose(f);
 	free(path);
@@ -638,6 +673,7 @@ static int cmd_list(int argc, char **argv)
 {
 	bool bans = false, json = false;
 	struct entry *v = NULL;
+	void *p = NULL;
 	size_t n = 0;
 	int ret;
 
@@ -652,8 +688,9 @@ static int cmd_list(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (read_entries(&v, &n))
+	if (read_table(TARGETS_PATH, NO_TARGETS, sizeof(*v), parse_line, free_entries, &p, &n))
 		return EXIT_FAIL;
+	v = p;
 	if (json) {
 		list_json(v, n, bans);
 		ret = EXIT_OK;
@@ -705,7 +742,8 @@ static int write_lift(const char *msg, const char *what)
 		if (e == EACCES || e == EPERM)
 			err("lift: cannot open %s: %s (lifting a ban needs root)", path, strerror(e));
 		else if (e == ENOENT)
-			err("lift: cannot open %s: %s: %s", path, strerror(e), brute_absent_hint());
+			err("lift: cannot open %s: %s: %s", path, strerror(e),
+			    brute_absent_hint(NO_TARGETS));
 		else
 			err("lift: cannot open %s: %s", path, strerror(e));
 		goto out;

@@ -231,6 +231,15 @@ EOF
 	printf '%s\nattacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\000b\n' "$good" >"$sec/brute/targets"
 	run list
 	expect "malformed rejected: NUL byte in a line" 1 '' 'targets:2: malformed line: NUL byte'
+	# The bytes a malformed line quotes reach the terminal escaped, as names do.
+	printf '%s\nattacker_uid=1\033[31m target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\n' "$good" >"$sec/brute/targets"
+	run list
+	if [ "$rc" = 1 ] && printf '%s\n' "$errout" | grep -qF "targets:2: malformed line: bad value for attacker_uid: '1\\033[31m'" &&
+		! printf '%s' "$errout" | grep -q "$(printf '\033')"; then
+		ok "malformed rejected: the quoted value's ESC escaped"
+	else
+		not_ok "malformed rejected: the quoted value's ESC escaped" "exit $rc" "$errout"
+	fi
 	# Random garbage: rejected cleanly, never a crash or a sanitizer report.
 	head -c 4096 /dev/urandom >"$sec/brute/targets"
 	run list
