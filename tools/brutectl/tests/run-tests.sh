@@ -32,6 +32,7 @@ fresh_tree() {
 	mkdir -p "$sec/brute" "$sysctl"
 	echo "lockdown,capability,landlock,yama,brute" >"$sec/lsm"
 	: >"$sec/brute/targets"
+	: >"$sec/brute/peers"
 	: >"$sec/brute/lift"
 	for kv in mode=2 crash_period_threshold_ms=30000 min_faults=5 max_faults=200 \
 		ema_weight_numerator=7 ema_weight_denominator=10 ban_time_s=900 table_size=1024 \
@@ -268,6 +269,144 @@ EOF
 		expect "lift as non-root: needs root" 1 '' 'Permission denied (lifting a ban needs root)'
 	else
 		ok "list/lift as non-root # SKIP needs root and setpriv"
+	fi
+
+	# --- peers: the peer table (Brute v3), as list shows the targets
+	fresh_tree
+	run peers --bogus
+	expect "peers --bogus: usage error" 2 '' "unknown argument '--bogus'"
+	run peers
+	expect "peers: empty table" 0 '^no peer entries$'
+	run peers --bans
+	expect "peers --bans: no bans" 0 '^no peer bans$'
+	run peers --json
+	expect "peers --json: empty" 0 '^{"entries":\[\]}$'
+	# One well-formed table: IPv4, a Unix peer (a uid without a passwd entry), IPv6 on an
+	# IPv6 listener, an unknown field a newer kernel may add.
+	cat >"$sec/brute/peers" <<'PEERS'
+peer=10.199.0.2/32 netns=4026532281 transport=tcp laddr=0.0.0.0 lport=7777 faults=1 attacks=1 ema_ms=12 idle_ms=800 ban_left_s=899 refused=3
+peer=uid:3999999998 peer_uid=3999999998 netns=4026531840 transport=unix lino=23114 faults=0 attacks=1 ema_ms=0 idle_ms=900 ban_left_s=0 refused=1
+peer=2001:db8:1:2::/64 netns=4026531840 transport=tcp laddr=2001:db8::1 lport=22 faults=4 attacks=0 ema_ms=1500 idle_ms=90000 ban_left_s=604800 refused=0 future_field=x
+PEERS
+	exp=$(cat <<'PEERS'
+PEER               USER  ENDPOINT                   NETNS  FAULTS  ATTACKS   EMA   IDLE  BAN            REFUSED
+10.199.0.2/32      -     tcp 0.0.0.0:7777      4026532281       1        1  12ms  800ms  BANNED 14m59s        3
+uid:3999999998     -     unix socket 23114     4026531840       0        1   0ms  900ms  -                    1
+2001:db8:1:2::/64  -     tcp [2001:db8::1]:22  4026531840       4        0  1.5s  1m30s  BANNED 7d00h         0
+PEERS
+)
+	run peers
+	if getent passwd 3999999998 >/dev/null; then
+		ok "peers: aligned table # SKIP this host's passwd has uid 3999999998"
+	elif [ "$rc" = 0 ] && [ "$out" = "$exp" ]; then
+		ok "peers: aligned table"
+	else
+		not_ok "peers: aligned table" "exit $rc" "got:" "$out" "expected:" "$exp" "$errout"
+	fi
+	run peers --bans
+	if [ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] &&
+		printf '%s\n' "$out" | grep -q '^10\.199\.0\.2/32 .*BANNED 14m59s *3$' &&
+		printf '%s\n' "$out" | grep -q '^2001:db8:1:2::/64 .*BANNED 7d00h' &&
+		! printf '%s\n' "$out" | grep -q 'uid:'; then
+		ok "peers --bans: only the banned entries"
+	else
+		not_ok "peers --bans: only the banned entries" "exit $rc" "$out" "$errout"
+	fi
+	printf 'peer=uid:0 netns=1 transport=unix lino=5 faults=2 attacks=0 ema_ms=3 idle_ms=4 ban_left_s=0 refused=0\n' >>"$sec/brute/peers"
+	run peers --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert len(d) == 4, d
+assert d[0] == {"peer": "10.199.0.2/32", "family": "ipv4", "address": "10.199.0.2", "prefix": 32,
+                "netns": 4026532281, "transport": "tcp", "laddr": "0.0.0.0", "lport": 7777,
+                "faults": 1, "attacks": 1, "ema_ms": 12, "idle_ms": 800, "banned": True,
+                "ban_left_s": 899, "refused": 3}, d[0]
+assert d[1] == {"peer": "uid:3999999998", "family": "unix", "peer_uid": 3999999998, "user": None,
+                "netns": 4026531840, "transport": "unix", "lino": 23114, "faults": 0,
+                "attacks": 1, "ema_ms": 0, "idle_ms": 900, "banned": False, "ban_left_s": 0,
+                "refused": 1}, d[1]
+assert (d[2]["family"], d[2]["address"], d[2]["prefix"], d[2]["laddr"], d[2]["lport"],
+        d[2]["banned"], d[2]["ban_left_s"]) == ("ipv6", "2001:db8:1:2::", 64, "2001:db8::1", 22,
+                                                True, 604800), d[2]
+assert d[3]["user"] == sys.argv[1] and d[3]["peer_uid"] == 0, d[3]
+' "$rootname" 2>"$tmp/py"; then
+		ok "peers --json: every field"
+	else
+		not_ok "peers --json: every field" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	run peers --bans --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert [e["peer"] for e in d] == ["10.199.0.2/32", "2001:db8:1:2::/64"], d' 2>"$tmp/py"; then
+		ok "peers --bans --json"
+	else
+		not_ok "peers --bans --json" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+
+	# malformed peer lines: exit 1, the line number and why, nothing on stdout
+	pgood='peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0'
+	while IFS='|' read -r why line; do
+		printf '%s\n%s\n' "$pgood" "$line" >"$sec/brute/peers"
+		run peers
+		if [ "$rc" = 1 ] && [ -z "$out" ] &&
+			printf '%s\n' "$errout" | grep -qF "peers:2: malformed line: $why"; then
+			ok "peers: malformed rejected: $why"
+		else
+			not_ok "peers: malformed rejected: $why" "line: $line" "exit $rc" "stdout: $out" "stderr: $errout"
+		fi
+	done <<'PEERS'
+missing field peer|netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+missing field refused|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0
+missing field lport|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+missing field lino|peer=uid:5 netns=1 transport=unix faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0.1'|peer=10.0.0.1 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0.1/33'|peer=10.0.0.1/33 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '2001:db8::/129'|peer=2001:db8::/129 netns=1 transport=tcp laddr=:: lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0/24'|peer=10.0.0/24 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: 'uid:x'|peer=uid:x netns=1 transport=unix lino=2 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for transport: 'udp'|peer=10.0.0.1/32 netns=1 transport=udp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for laddr: 'localhost'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=localhost lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for lport: '65536'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=65536 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for ban_left_s: '-1'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=-1 refused=0
+duplicate field faults|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+expected key=value, got 'junk'|peer=10.0.0.1/32 junk netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+PEERS
+	printf '%s\npeer=10.0.0.1/32\033]0;x\007 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0\n' "$pgood" >"$sec/brute/peers"
+	run peers --bans
+	if [ "$rc" = 1 ] && [ -z "$out" ] &&
+		printf '%s\n' "$errout" | grep -qF "peers:2: malformed line: bad value for peer: '10.0.0.1/32\\033]0;x\\007'" &&
+		! printf '%s' "$errout" | grep -q "$(printf '[\033\007]')"; then
+		ok "peers: malformed line, its control bytes escaped in the error"
+	else
+		not_ok "peers: malformed line, its control bytes escaped in the error" "exit $rc" "$errout"
+	fi
+	printf '%s\n%s\000x\n' "$pgood" "$pgood" >"$sec/brute/peers"
+	run peers --json
+	expect "peers: malformed rejected: NUL byte in a line" 1 '' 'peers:2: malformed line: NUL byte'
+	head -c 4096 /dev/urandom >"$sec/brute/peers"
+	run peers
+	expect "peers: random bytes rejected cleanly" 1 '' 'malformed line'
+	# the peers file missing (a v2 kernel, Brute off, no securityfs) or unreadable
+	rm "$sec/brute/peers"
+	run peers
+	expect "peers: no peers file, Brute active" 1 '' 'has no peer table (older than v3?)'
+	echo "lockdown,capability,yama" >"$sec/lsm"
+	run peers --json
+	expect "peers: no peers file, Brute not active" 1 '' 'Brute is not active'
+	rm -rf "$sec"
+	run peers
+	expect "peers: no securityfs" 1 '' 'is securityfs mounted'
+	fresh_tree
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		chmod 400 "$sec/brute/peers"
+		chmod 755 "$tmp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" peers >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "peers as non-root: needs root" 1 '' 'peers: Permission denied (reading it needs root)'
+	else
+		ok "peers as non-root # SKIP needs root and setpriv"
 	fi
 
 	# --- lift: exactly the string the kernel expects, no newline
