@@ -463,6 +463,97 @@ PEERS
 	run lift 1000 0:21 1234
 	expect "lift: no lift file" 1 '' 'has no (uid, target) table'
 
+	# --- lift --peer: the kernel's "peer ADDR[/LEN]", "peer uid:UID", "peer all"
+	fresh_tree
+	run lift --peer 10.0.2.5
+	lift_is "lift --peer IPv4 writes 'peer ADDR'" "peer 10.0.2.5"
+	case $out in "lifted the peer bans of 10.0.2.5 on every endpoint") ok "lift --peer: says what it lifted" ;;
+	*) not_ok "lift --peer: says what it lifted" "$out" ;; esac
+	run lift --peer 10.0.2.0/24
+	lift_is "lift --peer IPv4/24" "peer 10.0.2.0/24"
+	run lift --peer 2001:DB8:0:0:1::/64
+	lift_is "lift --peer IPv6/64, written canonical" "peer 2001:db8:0:0:1::/64"
+	run lift --peer 2001:db8::1
+	lift_is "lift --peer IPv6 address" "peer 2001:db8::1"
+	run lift --peer ::ffff:10.0.2.5
+	lift_is "lift --peer IPv4-mapped IPv6: the IPv4 address, as the kernel counts it" "peer 10.0.2.5"
+	run lift --peer ::ffff:10.0.2.0/120
+	lift_is "lift --peer IPv4-mapped /120: IPv4 /24" "peer 10.0.2.0/24"
+	run lift --peer 0.0.0.0/0
+	lift_is "lift --peer /0 (every IPv4 peer)" "peer 0.0.0.0/0"
+	run lift --peer uid:4243
+	lift_is "lift --peer uid:NUMBER" "peer uid:4243"
+	run lift --peer "uid:$rootname"
+	lift_is "lift --peer uid:NAME (getpwnam)" "peer uid:0"
+	run lift --peer all
+	lift_is "lift --peer all" "peer all"
+	case $out in "lifted every peer ban") ok "lift --peer all: says so" ;;
+	*) not_ok "lift --peer all: says so" "$out" ;; esac
+	while IFS='|' read -r arg why; do
+		run lift --peer "$arg"
+		if [ "$rc" = 2 ] && [ -z "$out" ] && [ ! -s "$sec/brute/lift" ] &&
+			printf '%s\n' "$errout" | grep -qF "$why"; then
+			ok "lift --peer '$arg': usage error, nothing written"
+		else
+			not_ok "lift --peer '$arg': usage error, nothing written" "exit $rc" "stdout: $out" \
+				"stderr: $errout" "expected: $why" "wrote: '$(cat "$sec/brute/lift")'"
+		fi
+		: >"$sec/brute/lift"
+	done <<'ARGS'
+10.0.2|'10.0.2' is not an IPv4 or IPv6 address
+10.0.2.256|'10.0.2.256' is not an IPv4 or IPv6 address
+example.org|'example.org' is not an IPv4 or IPv6 address
+|'' is not an IPv4 or IPv6 address
+10.0.2.5 x|'10.0.2.5 x' is not an IPv4 or IPv6 address
+2001:db8:::1|'2001:db8:::1' is not an IPv4 or IPv6 address
+10.0.2.5/33|bad prefix length '33' for an IPv4 address (0 to 32)
+10.0.2.5/|bad prefix length '' for an IPv4 address (0 to 32)
+10.0.2.5/-1|bad prefix length '-1' for an IPv4 address (0 to 32)
+10.0.2.5/24x|bad prefix length '24x' for an IPv4 address (0 to 32)
+2001:db8::/129|bad prefix length '129' for an IPv6 address (0 to 128)
+::ffff:10.0.2.0/64|an IPv4-mapped address needs a prefix length of 96 or more
+uid:|needs a user name or a uid
+uid:no_such_user_brute|no such user 'no_such_user_brute'
+uid:4294967295|4294967295 is no user
+uid:4294967296|bad uid '4294967296'
+ARGS
+	run lift --peer "$(printf '10.0.2.5\033[31m')"
+	if [ "$rc" = 2 ] && printf '%s\n' "$errout" | grep -qF "'10.0.2.5\\033[31m' is not an IPv4" &&
+		! printf '%s' "$errout" | grep -q "$(printf '\033')"; then
+		ok "lift --peer: a bad address's control bytes escaped in the error"
+	else
+		not_ok "lift --peer: a bad address's control bytes escaped in the error" "exit $rc" "$errout"
+	fi
+	for args in "lift --peer" "lift --peer 10.0.2.5 10.0.2.6" "lift 1000 --peer 10.0.2.5"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" = 2 ] && [ -n "$errout" ] && [ ! -s "$sec/brute/lift" ]; then
+			ok "usage error, nothing written: brutectl $args"
+		else
+			not_ok "usage error, nothing written: brutectl $args" "exit $rc" "$errout"
+		fi
+	done
+	for case in "2|no such peer ban: 2001:db8::/64 (see brutectl peers --bans)" \
+		"22|rejected 'peer 2001:db8::/64' as malformed (EINVAL)" \
+		"1|needs CAP_SYS_ADMIN" "5|Input/output error"; do
+		e=${case%%|*} msg=${case#*|}
+		FAILWRITE_ERRNO=$e LD_PRELOAD=$failwrite "$bin" lift --peer 2001:db8::/64 >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "lift --peer: the kernel answers errno $e" 1 '' "$msg"
+	done
+	FAILWRITE_ERRNO=2 LD_PRELOAD=$failwrite "$bin" lift --peer all >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+	expect "lift --peer all: ENOENT" 1 '' 'no peer ban to lift'
+	# a v2 kernel: a lift file, no peer table; it rejects "peer ..." lines
+	rm "$sec/brute/peers"
+	FAILWRITE_ERRNO=22 LD_PRELOAD=$failwrite "$bin" lift --peer uid:5 >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+	expect "lift --peer on a kernel without peers: EINVAL explained" 1 '' 'has no peer table (older than v3?)'
+	rm "$sec/brute/lift"
+	run lift --peer 10.0.2.5
+	expect "lift --peer: no lift file" 1 '' 'has no peer table (older than v3?)'
+	fresh_tree
+
 	# --- status
 	# Its exit status says whether the host is protected (issue 22 #5): 0 only with Brute
 	# active, in mode 1 or 2, and audit not known to be disabled; 3 otherwise, the reasons on
