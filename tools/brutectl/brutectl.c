@@ -46,13 +46,15 @@ static const char *prog = "brutectl";
 #define TARGETS_PATH "/sys/kernel/security/brute/targets"
 #define PEERS_PATH "/sys/kernel/security/brute/peers"
 #define LIFT_PATH "/sys/kernel/security/brute/lift"
+#define STATS_PATH "/sys/kernel/security/brute/stats"
 #define LSM_PATH "/sys/kernel/security/lsm"
 #define SYSCTL_DIR "/proc/sys/kernel/brute"
 
 static const char *const tunables[] = {
 	"mode", "crash_period_threshold_ms", "min_faults", "max_faults",
 	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s", "table_size",
-	"forget_time_s",
+	"forget_time_s", "backstop_faults", "peer_ban_time_s", "peer_prefix_v4", "peer_prefix_v6",
+	"escalate_prefix_v4", "escalate_prefix_v6", "escalate_faults",
 };
 #define N_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
@@ -1499,6 +1501,38 @@ static void append_why(char *buf, size_t size, const char *what)
 	snprintf(buf + n, size - n, "%s%s", n ? ", " : "", what);
 }
 
+/* The kernel's counters: "hierarchies=41 targets=3 bans=1 peers=4 peer_bans=1 records_dropped=0". */
+#define MAX_STATS 16
+struct stats_info {
+	int err;	/* 0, -errno if unreadable, or -EBADMSG if not key=number pairs */
+	size_t n;
+	char key[MAX_STATS][32];
+	uint64_t val[MAX_STATS];
+};
+
+static void read_stats(struct stats_info *si)
+{
+	char *path = sys_path(STATS_PATH), line[512], *save = NULL;
+
+	memset(si, 0, sizeof(*si));
+	si->err = read_small(path, line, sizeof(line));
+	free(path);
+	if (si->err)
+		return;
+	for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(t, '=');
+
+		if (!eq || eq == t || (size_t)(eq - t) >= sizeof(si->key[0]) || si->n == MAX_STATS ||
+		    strspn(t, "abcdefghijklmnopqrstuvwxyz_") != (size_t)(eq - t) ||
+		    !parse_u64(eq + 1, UINT64_MAX, &si->val[si->n])) {
+			si->err = -EBADMSG;
+			return;
+		}
+		*eq = '\0';
+		strcpy(si->key[si->n++], t);
+	}
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char *lsm_path = sys_path(LSM_PATH), lsm[512], vals[N_TUNABLES][64];
@@ -1506,6 +1540,7 @@ static int cmd_status(int argc, char **argv)
 	bool json = false, active = false;
 	struct audit_info ai;
 	struct reportd_info ri;
+	struct stats_info si;
 	char why[256] = "";
 	size_t mode_i;
 
@@ -1536,6 +1571,7 @@ static int cmd_status(int argc, char **argv)
 		val_err[i] = read_small(path, vals[i], sizeof(vals[i]));
 		free(path);
 	}
+	read_stats(&si);
 	query_audit(&ai);
 	read_reportd(&ri);
 	/* protected: Brute active and on, audit not known to be off (as brute-reportd --health) */
@@ -1574,7 +1610,14 @@ static int cmd_status(int argc, char **argv)
 			else
 				put_json_str(stdout, vals[i], strlen(vals[i]));
 		}
-		putchar('}');
+		printf("},\"stats\":");
+		if (si.err) {
+			fputs("null", stdout);
+		} else {
+			for (size_t i = 0; i < si.n; i++)
+				printf("%s\"%s\":%" PRIu64, i ? "," : "{", si.key[i], si.val[i]);
+			fputs(si.n ? "}" : "{}", stdout);
+		}
 		print_reportd(&ri, true);
 		printf(",\"protected\":%s,\"not_protected_because\":", why[0] ? "false" : "true");
 		if (why[0])
@@ -1588,6 +1631,18 @@ static int cmd_status(int argc, char **argv)
 			       strerror(-lsm_err));
 		else
 			printf("brute:   %s (lsm: %s)\n", active ? "active" : "NOT active", lsm);
+		if (si.err == -ENOENT) {
+			printf("stats:   absent (no " STATS_PATH ")\n");
+		} else if (si.err == -EBADMSG) {
+			printf("stats:   unknown (" STATS_PATH ": not key=number pairs)\n");
+		} else if (si.err) {
+			printf("stats:   unknown (" STATS_PATH ": %s)\n", strerror(-si.err));
+		} else {
+			printf("stats:   ");
+			for (size_t i = 0; i < si.n; i++)
+				printf("%s%s %" PRIu64, i ? ", " : "", si.key[i], si.val[i]);
+			putchar('\n');
+		}
 		if (ai.err == EPERM || ai.err == EACCES)
 			printf("audit:   unknown (querying it needs root)\n");
 		else if (ai.err)

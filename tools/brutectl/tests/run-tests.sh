@@ -34,9 +34,11 @@ fresh_tree() {
 	: >"$sec/brute/targets"
 	: >"$sec/brute/peers"
 	: >"$sec/brute/lift"
+	echo "hierarchies=41 targets=3 bans=1 peers=4 peer_bans=2 records_dropped=7" >"$sec/brute/stats"
 	for kv in mode=2 crash_period_threshold_ms=30000 min_faults=5 max_faults=200 \
 		ema_weight_numerator=7 ema_weight_denominator=10 ban_time_s=900 table_size=1024 \
-		forget_time_s=3600; do
+		forget_time_s=3600 backstop_faults=1000 peer_ban_time_s=900 peer_prefix_v4=32 \
+		peer_prefix_v6=64 escalate_prefix_v4=24 escalate_prefix_v6=48 escalate_faults=30; do
 		echo "${kv#*=}" >"$sysctl/${kv%%=*}"
 	done
 }
@@ -580,13 +582,59 @@ ARGS
 		printf '%s\n' "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 		printf '%s\n' "$out" | grep -q '^  ema_weight_numerator  *7$' &&
 		printf '%s\n' "$out" | grep -q '^  forget_time_s  *3600$' &&
-		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ] &&
+		printf '%s\n' "$out" | grep -q '^  peer_ban_time_s  *900$' &&
+		printf '%s\n' "$out" | grep -q '^  escalate_faults  *30$' &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 16 ] &&
 		printf '%s\n' "$out" | grep -q '^reportd: not running (no /run/brute-reportd/status)$'; then
 		ok "status: active, every tunable"
 	else
 		not_ok "status: active, every tunable" "exit $rc" "$out" "$errout"
 	fi
 	status_is "status: active, mode 2" ""
+	# the kernel's counters (stats), the peer table's among them
+	if printf '%s\n' "$out" | grep -qx 'stats:   hierarchies 41, targets 3, bans 1, peers 4, peer_bans 2, records_dropped 7'; then
+		ok "status: the kernel's stats, peers and peer bans"
+	else
+		not_ok "status: the kernel's stats, peers and peer bans" "exit $rc" "$out" "$errout"
+	fi
+	run status --json
+	if printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["stats"] == {"hierarchies": 41, "targets": 3, "bans": 1, "peers": 4, "peer_bans": 2,
+                      "records_dropped": 7}, d["stats"]
+assert d["tunables"]["peer_prefix_v6"] == 64 and len(d["tunables"]) == 16, d["tunables"]' 2>"$tmp/py"; then
+		ok "status --json: stats and every tunable"
+	else
+		not_ok "status --json: stats and every tunable" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	echo "hierarchies=2 targets=1 bans=0 records_dropped=0" >"$sec/brute/stats"
+	run status
+	expect "status: a v2 kernel's stats (no peer counters)" "$rc" '^stats:   hierarchies 2, targets 1, bans 0, records_dropped 0$'
+	printf 'hierarchies=2 peers=x\033[31m\n' >"$sec/brute/stats"
+	run status
+	if printf '%s\n' "$out" | grep -qxF 'stats:   unknown (/sys/kernel/security/brute/stats: not key=number pairs)' &&
+		! printf '%s' "$out" | grep -q "$(printf '\033')"; then
+		ok "status: malformed stats reported, not echoed"
+	else
+		not_ok "status: malformed stats reported, not echoed" "$out"
+	fi
+	rm "$sec/brute/stats"
+	run status
+	expect "status: no stats file" "$rc" '^stats:   absent (no /sys/kernel/security/brute/stats)$'
+	status_is "status: no stats file, still protected" ""
+	# a v2 kernel: its nine tunables, the v3 ones absent
+	fresh_tree
+	rm "$sysctl/backstop_faults" "$sysctl/peer_"* "$sysctl/escalate_"*
+	run status
+	if [ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 9 ] &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *absent$')" = 7 ] &&
+		printf '%s\n' "$out" | grep -q '^  peer_ban_time_s  *absent$'; then
+		ok "status: a v2 kernel, the v3 tunables absent"
+	else
+		not_ok "status: a v2 kernel, the v3 tunables absent" "exit $rc" "$out"
+	fi
+	fresh_tree
 	# as a user (audit's state unknown, not counted): the kernel's view alone decides
 	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		chmod 755 "$tmp"
@@ -680,7 +728,7 @@ d = json.load(sys.stdin)
 assert d["active"] is False and d["lsm"] == "lockdown,capability", d
 t = d["tunables"]
 assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
-assert len(t) == 9, t
+assert len(t) == 16 and t["backstop_faults"] == 1000 and t["escalate_prefix_v6"] == 48, t
 assert "enabled" in d["audit"] or "error" in d["audit"], d
 assert d["protected"] is False and d["not_protected_because"].startswith("Brute is not active"), d
 r = d["reportd"]
