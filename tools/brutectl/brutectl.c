@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * brutectl: list and lift Brute's (uid, target) bans and counters, show its tunables.
+ * brutectl: list and lift Brute's (uid, target) and peer bans and counters, show its tunables.
  *
  * Kernel interface (kernel/Documentation/admin-guide/LSM/Brute.rst):
  *   /sys/kernel/security/brute/targets  one line per (uid, target) entry, key=value
- *   /sys/kernel/security/brute/lift     write "UID MAJ:MIN INO" or "all"
+ *   /sys/kernel/security/brute/peers    one line per (endpoint, peer) entry, key=value
+ *   /sys/kernel/security/brute/stats    the kernel's counters, key=value
+ *   /sys/kernel/security/brute/lift     write "UID MAJ:MIN INO", "all", "peer ADDR[/LEN]",
+ *                                       "peer uid:UID" or "peer all"
  *   /sys/kernel/security/lsm            the active LSMs
  *   /proc/sys/kernel/brute/NAME         the tunables
  * BRUTE_SYSFS_ROOT (default empty) is prefixed to every /sys and /proc path (tests).
@@ -1693,10 +1696,14 @@ static void usage(FILE *out)
 		"  peers [--bans] [--json]   Brute's peer table: who crashed which service, bans\n"
 		"  lift USER PATH            lift USER's ban on the executable PATH\n"
 		"  lift USER MAJ:MIN INO     lift USER's ban on the target dev:ino (as listed)\n"
-		"  lift --all                lift every ban\n"
-		"  status [--json]           whether Brute and audit are active, the tunables\n"
+		"  lift --all                lift every ban (of users and of peers)\n"
+		"  lift --peer ADDR[/LEN]    lift the peer bans of that IPv4/IPv6 address or prefix\n"
+		"  lift --peer uid:USER      lift the peer bans of that Unix socket user\n"
+		"  lift --peer all           lift every peer ban\n"
+		"  status [--json]           whether Brute and audit are active, its counters, the\n"
+		"                            tunables\n"
 		"\n"
-		"USER is a user name or a uid. Reading the table and lifting need root.\n"
+		"USER is a user name or a uid. Reading the tables and lifting need root.\n"
 		"Exit status: 0 success, 1 the operation failed, 2 usage error; status: 3 the host\n"
 		"is not protected (Brute not active or in mode 0, or audit disabled).\n"
 		"Environment: BRUTE_SYSFS_ROOT is prefixed to the /sys and /proc paths.\n");
