@@ -102,6 +102,12 @@ for bin in "$@"; do
 	expect "--help" 0 'lift USER PATH'
 	run -h
 	expect "-h" 0 'Exit status'
+	run --help
+	expect "--help: peers" 0 'peers \[--bans\] \[--json\]'
+	run --help
+	expect "--help: lift --peer" 0 'lift --peer ADDR\[/LEN\]'
+	run peers --help
+	expect "peers --help" 0 'lift --peer uid:USER'
 	run
 	expect "no command: usage error" 2 '' 'usage:'
 	run frobnicate
