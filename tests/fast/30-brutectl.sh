@@ -39,18 +39,55 @@ restore() {
 }
 trap restore EXIT
 
-# --- status: Brute active, auditd enabled, every tunable present
+# --- status: Brute active, auditd enabled, every tunable present (9 in v2, 16 in v3)
 out=$(brutectl status 2>&1)
 rc=$?
+ntunables=$(ls /proc/sys/kernel/brute | wc -l)
 if [ $rc = 0 ] && echo "$out" | grep -q '^brute: *active (lsm: .*brute' &&
 	echo "$out" | grep -q '^audit: *enabled, auditd pid [1-9]' &&
 	echo "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 	echo "$out" | grep -q '^  ban_time_s  *900$' &&
+	echo "$out" | grep -q '^stats:   hierarchies [0-9]*, targets [0-9]*, bans [0-9]*' &&
 	! echo "$out" | grep -q 'absent\|unreadable' &&
-	[ "$(echo "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ]; then
-	ok "status: Brute and audit active, all 9 tunables"
+	[ "$(echo "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = "$ntunables" ]; then
+	ok "status: Brute and audit active, its stats, all $ntunables tunables"
 else
-	not_ok "status: Brute and audit active, all 9 tunables" "exit $rc" "$out"
+	not_ok "status: Brute and audit active, its stats, all $ntunables tunables" "exit $rc" "$out"
+fi
+
+# --- the peer table (v3): root reads it, uid 1000 cannot; lifting a peer ban that does
+# not exist is the kernel's ENOENT (brute_peers_lift(): no ban lifted)
+if [ -e /sys/kernel/security/brute/peers ]; then
+	out=$(brutectl peers 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && { [ "$out" = "no peer entries" ] || echo "$out" | grep -q '^PEER  *USER  *ENDPOINT '; }; then
+		ok "peers as root: the table"
+	else
+		not_ok "peers as root: the table" "exit $rc" "$out"
+	fi
+	out=$(runas 1000 brutectl peers 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && echo "$out" | grep -q 'reading it needs root'; then
+		ok "runas 1000 brutectl peers: refused, needs root"
+	else
+		not_ok "runas 1000 brutectl peers: refused, needs root" "exit $rc" "$out"
+	fi
+	out=$(brutectl lift --peer 192.0.2.77 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && echo "$out" | grep -q 'no such peer ban: 192.0.2.77'; then
+		ok "lift --peer of an address never banned: no such peer ban (ENOENT)"
+	else
+		not_ok "lift --peer of an address never banned: no such peer ban (ENOENT)" "exit $rc" "$out"
+	fi
+	out=$(brutectl lift --peer 192.0.2.77/33 2>&1)
+	rc=$?
+	if [ $rc = 2 ] && echo "$out" | grep -q "bad prefix length '33'"; then
+		ok "lift --peer ADDR/33: refused before the kernel sees it"
+	else
+		not_ok "lift --peer ADDR/33: refused before the kernel sees it" "exit $rc" "$out"
+	fi
+else
+	skip "brutectl peers/lift --peer against the kernel" "this kernel has no peer table (pre-v3)"
 fi
 
 # --- a fresh set-user-ID target (a new inode: no counts from earlier scripts)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * brutectl: list and lift Brute's (uid, target) bans and counters, show its tunables.
+ * brutectl: list and lift Brute's (uid, target) and peer bans and counters, show its tunables.
  *
  * Kernel interface (kernel/Documentation/admin-guide/LSM/Brute.rst):
  *   /sys/kernel/security/brute/targets  one line per (uid, target) entry, key=value
- *   /sys/kernel/security/brute/lift     write "UID MAJ:MIN INO" or "all"
+ *   /sys/kernel/security/brute/peers    one line per (endpoint, peer) entry, key=value
+ *   /sys/kernel/security/brute/stats    the kernel's counters, key=value
+ *   /sys/kernel/security/brute/lift     write "UID MAJ:MIN INO", "all", "peer ADDR[/LEN]",
+ *                                       "peer uid:UID" or "peer all"
  *   /sys/kernel/security/lsm            the active LSMs
  *   /proc/sys/kernel/brute/NAME         the tunables
  * BRUTE_SYSFS_ROOT (default empty) is prefixed to every /sys and /proc path (tests).
@@ -16,9 +19,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <arpa/inet.h>
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,14 +47,17 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_UNPROTECTED = 3 };
 static const char *prog = "brutectl";
 
 #define TARGETS_PATH "/sys/kernel/security/brute/targets"
+#define PEERS_PATH "/sys/kernel/security/brute/peers"
 #define LIFT_PATH "/sys/kernel/security/brute/lift"
+#define STATS_PATH "/sys/kernel/security/brute/stats"
 #define LSM_PATH "/sys/kernel/security/lsm"
 #define SYSCTL_DIR "/proc/sys/kernel/brute"
 
 static const char *const tunables[] = {
 	"mode", "crash_period_threshold_ms", "min_faults", "max_faults",
 	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s", "table_size",
-	"forget_time_s",
+	"forget_time_s", "backstop_faults", "peer_ban_time_s", "peer_prefix_v4", "peer_prefix_v6",
+	"escalate_prefix_v4", "escalate_prefix_v6", "escalate_faults",
 };
 #define N_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
@@ -90,6 +98,29 @@ struct entry {
 	size_t name_len;
 	char *name_raw;  /* as the kernel wrote it (escaped) */
 };
+
+static void put_name_tty(FILE *out, const char *name, size_t len);
+
+/* At most 40 bytes of s for an error message, escaped as put_name_tty() escapes names. */
+static const char *snip(char *buf, size_t size, const char *s)
+{
+	size_t len = strnlen(s, 40), n = 0;
+	char *text = NULL;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (!len)
+		return buf;
+	f = open_memstream(&text, &n);
+	if (!f)
+		return "?";
+	put_name_tty(f, s, len);
+	if (fclose(f))
+		return "?";
+	snprintf(buf, size, "%s", text);
+	free(text);
+	return buf;
+}
 
 /* Strict unsigned decimal: digits only, no sign, no overflow beyond max. */
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -200,9 +231,11 @@ static const char *const field_names[N_FIELDS] = {
  * (fields a newer kernel may add); every required key must appear, no known key twice.
  * Returns false, with why in why_buf and nothing left allocated, if it is malformed.
  */
-static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_size)
+static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 {
 	bool seen[N_FIELDS] = { false };
+	struct entry *e = out;
+	char quoted[168];
 	char *tok, *save = NULL;
 	const char *why = NULL;
 
@@ -213,7 +246,8 @@ static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_si
 		int f;
 
 		if (!eq || eq == tok) {
-			snprintf(why_buf, why_size, "expected key=value, got '%.40s'", tok);
+			snprintf(why_buf, why_size, "expected key=value, got '%s'",
+				 snip(quoted, sizeof(quoted), tok));
 			goto bad;
 		}
 		*eq = '\0';
@@ -281,7 +315,8 @@ static bool parse_line(char *line, struct entry *e, char *why_buf, size_t why_si
 		}
 		continue;
 badval:
-		snprintf(why_buf, why_size, "bad value for %s: '%.40s'", tok, val);
+		snprintf(why_buf, why_size, "bad value for %s: '%s'", tok,
+			 snip(quoted, sizeof(quoted), val));
 		goto bad;
 	}
 	for (int f = 0; f < N_REQUIRED; f++) {
@@ -298,8 +333,10 @@ bad:
 	return false;
 }
 
-static void free_entries(struct entry *v, size_t n)
+static void free_entries(void *p, size_t n)
 {
+	struct entry *v = p;
+
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
 		free(v[i].name_raw);
@@ -307,8 +344,9 @@ static void free_entries(struct entry *v, size_t n)
 	free(v);
 }
 
-/* Why the securityfs directory may be missing, for error messages. */
-static const char *brute_absent_hint(void)
+/* Why the securityfs directory or a file in it may be missing, for error messages; missing
+ * says what an active Brute without the file lacks. */
+static const char *brute_absent_hint(const char *missing)
 {
 	char *path = sys_path(LSM_PATH), buf[512];
 	FILE *f = fopen(path, "r");
@@ -324,16 +362,24 @@ static const char *brute_absent_hint(void)
 	hint = "Brute is not active on this kernel (not in /sys/kernel/security/lsm)";
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		if (!strcmp(t, "brute"))
-			hint = "this kernel's Brute has no (uid, target) table (older than v2?)";
+			hint = missing;
 	return hint;
 }
 
-/* Reads and parses every entry; on failure prints why and returns -1. */
-static int read_entries(struct entry **out, size_t *count)
+#define NO_TARGETS "this kernel's Brute has no (uid, target) table (older than v2?)"
+#define NO_PEERS "this kernel's Brute has no peer table (older than v3?)"
+
+/*
+ * Reads and parses every line of the table file rel (a /sys path), each into an element of
+ * esize bytes of a malloc'd array; missing is brute_absent_hint()'s. On failure prints why,
+ * frees what it parsed (release) and returns -1.
+ */
+static int read_table(const char *rel, const char *missing, size_t esize,
+		      bool (*parse)(char *line, void *e, char *why_buf, size_t why_size),
+		      void (*release)(void *v, size_t n), void **out, size_t *count)
 {
-	char *path = sys_path(TARGETS_PATH), *line = NULL;
+	char *path = sys_path(rel), *line = NULL, *v = NULL;
 	size_t cap = 0, n = 0, lineno = 0, alloc = 0;
-	struct entry *v = NULL;
 	ssize_t len;
 	FILE *f;
 	int ret = -1;
@@ -345,15 +391,14 @@ static int read_entries(struct entry **out, size_t *count)
 		if (e == EACCES || e == EPERM)
 			err("cannot read %s: %s (reading it needs root)", path, strerror(e));
 		else if (e == ENOENT)
-			err("cannot read %s: %s: %s", path, strerror(e), brute_absent_hint());
+			err("cannot read %s: %s: %s", path, strerror(e), brute_absent_hint(missing));
 		else
 			err("cannot read %s: %s", path, strerror(e));
 		free(path);
 		return -1;
 	}
 	while (errno = 0, (len = getline(&line, &alloc, f)) >= 0) {
-		char why[128];
-		struct entry e;
+		char why[256];
 
 		lineno++;
 		if (len > 0 && line[len - 1] == '\n')
@@ -362,24 +407,22 @@ static int read_entries(struct entry **out, size_t *count)
 			err("%s:%zu: malformed line: NUL byte", path, lineno);
 			goto out;
 		}
-		if (!parse_line(line, &e, why, sizeof(why))) {
-			err("%s:%zu: malformed line: %s", path, lineno, why);
-			goto out;
-		}
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
-			struct entry *nv = realloc(v, ncap * sizeof(*v));
+			char *nv = realloc(v, ncap * esize);
 
 			if (!nv) {
-				free(e.name);
-				free(e.name_raw);
 				err("out of memory");
 				goto out;
 			}
 			v = nv;
 			cap = ncap;
 		}
-		v[n++] = e;
+		if (!parse(line, v + n * esize, why, sizeof(why))) {
+			err("%s:%zu: malformed line: %s", path, lineno, why);
+			goto out;
+		}
+		n++;
 	}
 	if (ferror(f)) {
 		err("cannot read %s: %s", path, strerror(errno ? errno : EIO));
@@ -391,11 +434,159 @@ static int read_entries(struct entry **out, size_t *count)
 	n = 0;
 	ret = 0;
 out:
-	free_entries(v, n);
+	release(v, n);
 	free(line);
 	fclose(f);
 	free(path);
 	return ret;
+}
+
+/* ---- parsing of the peers file --------------------------------------------------------- */
+
+struct peer_entry {
+	int family;             /* AF_INET, AF_INET6 (an address prefix), AF_UNIX (a user) */
+	char peer[64];          /* as the kernel wrote it: "ADDR/LEN" or "uid:UID" */
+	char addr[INET6_ADDRSTRLEN];
+	uint32_t prefix, uid;
+	uint64_t netns;
+	bool unix_ep;           /* transport=unix (lino), else tcp (laddr, lport) */
+	char laddr[INET6_ADDRSTRLEN];
+	uint32_t lport;
+	uint64_t lino, faults, attacks, ema_ms, idle_ms, ban_left_s, refused;
+};
+
+/* "ADDR/LEN" (IPv4 or IPv6, LEN within the family's bits) or "uid:UID". */
+static bool parse_peer(const char *s, struct peer_entry *p)
+{
+	const char *slash = strchr(s, '/');
+	unsigned char bin[sizeof(struct in6_addr)];
+	size_t n;
+
+	if (strlen(s) >= sizeof(p->peer))
+		return false;
+	strcpy(p->peer, s);
+	if (!strncmp(s, "uid:", 4)) {
+		p->family = AF_UNIX;
+		return parse_u32(s + 4, &p->uid);
+	}
+	if (!slash)
+		return false;
+	n = (size_t)(slash - s);
+	if (n == 0 || n >= sizeof(p->addr))
+		return false;
+	memcpy(p->addr, s, n);
+	p->addr[n] = '\0';
+	if (inet_pton(AF_INET, p->addr, bin) == 1)
+		p->family = AF_INET;
+	else if (inet_pton(AF_INET6, p->addr, bin) == 1)
+		p->family = AF_INET6;
+	else
+		return false;
+	return parse_u32(slash + 1, &p->prefix) && p->prefix <= (p->family == AF_INET ? 32 : 128);
+}
+
+enum peer_field {
+	P_PEER, P_NETNS, P_TRANSPORT, P_FAULTS, P_ATTACKS, P_EMA, P_IDLE, P_BAN, P_REFUSED,
+	P_LADDR, P_LPORT, P_LINO, /* the endpoint's, by transport, from here */
+	N_PEER_FIELDS
+};
+#define N_PEER_REQUIRED P_LADDR
+static const char *const peer_field_names[N_PEER_FIELDS] = {
+	"peer", "netns", "transport", "faults", "attacks", "ema_ms", "idle_ms", "ban_left_s",
+	"refused", "laddr", "lport", "lino",
+};
+
+/*
+ * One line of the peers file (without its newline) into *out, a struct peer_entry; as
+ * parse_line(): unknown keys (peer_uid among them: peer=uid:UID says it) are ignored, every
+ * required key must appear (laddr and lport for transport=tcp, lino for unix), none twice.
+ */
+static bool parse_peer_line(char *line, void *out, char *why_buf, size_t why_size)
+{
+	bool seen[N_PEER_FIELDS] = { false };
+	struct peer_entry *p = out;
+	uint64_t *const counter[N_PEER_FIELDS] = {
+		[P_NETNS] = &p->netns, [P_FAULTS] = &p->faults, [P_ATTACKS] = &p->attacks,
+		[P_EMA] = &p->ema_ms, [P_IDLE] = &p->idle_ms, [P_BAN] = &p->ban_left_s,
+		[P_REFUSED] = &p->refused, [P_LINO] = &p->lino,
+	};
+	char *tok, *save = NULL;
+	char quoted[168];
+
+	memset(p, 0, sizeof(*p));
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned char bin[sizeof(struct in6_addr)];
+		const char *val;
+		uint64_t v;
+		int f;
+
+		if (!eq || eq == tok) {
+			snprintf(why_buf, why_size, "expected key=value, got '%s'",
+				 snip(quoted, sizeof(quoted), tok));
+			return false;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		for (f = 0; f < N_PEER_FIELDS; f++)
+			if (!strcmp(tok, peer_field_names[f]))
+				break;
+		if (f == N_PEER_FIELDS)
+			continue;
+		if (seen[f]) {
+			snprintf(why_buf, why_size, "duplicate field %s", tok);
+			return false;
+		}
+		seen[f] = true;
+		switch (f) {
+		case P_PEER:
+			if (!parse_peer(val, p))
+				goto badval;
+			break;
+		case P_TRANSPORT:
+			if (!strcmp(val, "unix"))
+				p->unix_ep = true;
+			else if (strcmp(val, "tcp"))
+				goto badval;
+			break;
+		case P_LADDR:
+			if (strlen(val) >= sizeof(p->laddr) ||
+			    (inet_pton(AF_INET, val, bin) != 1 && inet_pton(AF_INET6, val, bin) != 1))
+				goto badval;
+			strcpy(p->laddr, val);
+			break;
+		case P_LPORT:
+			if (!parse_u64(val, 65535, &v))
+				goto badval;
+			p->lport = (uint32_t)v;
+			break;
+		default:
+			if (!parse_u64(val, UINT64_MAX, &v))
+				goto badval;
+			*counter[f] = v;
+			break;
+		}
+		continue;
+badval:
+		snprintf(why_buf, why_size, "bad value for %s: '%s'", tok,
+			 snip(quoted, sizeof(quoted), val));
+		return false;
+	}
+	for (int f = 0; f < N_PEER_FIELDS; f++) {
+		bool needed = f < N_PEER_REQUIRED || (f == P_LINO) == p->unix_ep;
+
+		if (needed && !seen[f]) {
+			snprintf(why_buf, why_size, "missing field %s", peer_field_names[f]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void free_peers(void *v, size_t n)
+{
+	(void)n;
+	free(v);
 }
 
 /* ---- output helpers -------------------------------------------------------------------- */
@@ -638,6 +829,7 @@ static int cmd_list(int argc, char **argv)
 {
 	bool bans = false, json = false;
 	struct entry *v = NULL;
+	void *p = NULL;
 	size_t n = 0;
 	int ret;
 
@@ -652,8 +844,9 @@ static int cmd_list(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (read_entries(&v, &n))
+	if (read_table(TARGETS_PATH, NO_TARGETS, sizeof(*v), parse_line, free_entries, &p, &n))
 		return EXIT_FAIL;
+	v = p;
 	if (json) {
 		list_json(v, n, bans);
 		ret = EXIT_OK;
@@ -661,6 +854,165 @@ static int cmd_list(int argc, char **argv)
 		ret = list_table(v, n, bans);
 	}
 	free_entries(v, n);
+	if (fflush(stdout) || ferror(stdout)) {
+		err("writing the output: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	return ret;
+}
+
+/* ---- peers ----------------------------------------------------------------------------- */
+
+enum { PC_PEER, PC_USER, PC_ENDPOINT, PC_NETNS, PC_FAULTS, PC_ATTACKS, PC_EMA, PC_IDLE, PC_BAN,
+       PC_REFUSED, N_PEER_COLS };
+static const char *const peer_col_head[N_PEER_COLS] = {
+	"PEER", "USER", "ENDPOINT", "NETNS", "FAULTS", "ATTACKS", "EMA", "IDLE", "BAN", "REFUSED",
+};
+static const bool peer_col_right[N_PEER_COLS] = {
+	false, false, false, true, true, true, true, true, false, true,
+};
+
+/* The endpoint for people: "tcp 0.0.0.0:7777", "tcp [::]:22", "unix socket 23114". */
+static void fmt_endpoint(char *buf, size_t size, const struct peer_entry *p)
+{
+	if (p->unix_ep)
+		snprintf(buf, size, "unix socket %" PRIu64, p->lino);
+	else if (strchr(p->laddr, ':'))
+		snprintf(buf, size, "tcp [%s]:%" PRIu32, p->laddr, p->lport);
+	else
+		snprintf(buf, size, "tcp %s:%" PRIu32, p->laddr, p->lport);
+}
+
+static void peers_json(const struct peer_entry *v, size_t n, bool bans)
+{
+	bool first = true;
+
+	printf("{\"entries\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct peer_entry *p = &v[i];
+		struct passwd *pw;
+
+		if (bans && !p->ban_left_s)
+			continue;
+		printf("%s\n{\"peer\":\"%s\",\"family\":\"%s\"", first ? "" : ",", p->peer,
+		       p->family == AF_INET ? "ipv4" : p->family == AF_INET6 ? "ipv6" : "unix");
+		first = false;
+		if (p->family == AF_UNIX) {
+			printf(",\"peer_uid\":%" PRIu32 ",\"user\":", p->uid);
+			pw = getpwuid(p->uid);
+			if (pw)
+				put_json_str(stdout, pw->pw_name, strlen(pw->pw_name));
+			else
+				fputs("null", stdout);
+		} else {
+			printf(",\"address\":\"%s\",\"prefix\":%" PRIu32, p->addr, p->prefix);
+		}
+		printf(",\"netns\":%" PRIu64 ",\"transport\":\"%s\"", p->netns,
+		       p->unix_ep ? "unix" : "tcp");
+		if (p->unix_ep)
+			printf(",\"lino\":%" PRIu64, p->lino);
+		else
+			printf(",\"laddr\":\"%s\",\"lport\":%" PRIu32, p->laddr, p->lport);
+		printf(",\"faults\":%" PRIu64 ",\"attacks\":%" PRIu64 ",\"ema_ms\":%" PRIu64
+		       ",\"idle_ms\":%" PRIu64 ",\"banned\":%s,\"ban_left_s\":%" PRIu64
+		       ",\"refused\":%" PRIu64 "}",
+		       p->faults, p->attacks, p->ema_ms, p->idle_ms, p->ban_left_s ? "true" : "false",
+		       p->ban_left_s, p->refused);
+	}
+	printf("%s]}\n", first ? "" : "\n");
+}
+
+static int peers_table(const struct peer_entry *v, size_t n, bool bans)
+{
+	char *cells = NULL;
+	size_t rows = 0, width[N_PEER_COLS], cell = 80;
+
+	cells = calloc(n ? n : 1, N_PEER_COLS * cell);
+	if (!cells) {
+		err("out of memory");
+		return EXIT_FAIL;
+	}
+	for (int c = 0; c < N_PEER_COLS; c++)
+		width[c] = strlen(peer_col_head[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct peer_entry *p = &v[i];
+		char *r = cells + rows * N_PEER_COLS * cell, t[24];
+		struct passwd *pw = NULL;
+
+		if (bans && !p->ban_left_s)
+			continue;
+		if (p->family == AF_UNIX)
+			pw = getpwuid(p->uid);
+		snprintf(r + PC_PEER * cell, cell, "%s", p->peer);
+		snprintf(r + PC_USER * cell, cell, "%s", pw ? pw->pw_name : "-");
+		fmt_endpoint(r + PC_ENDPOINT * cell, cell, p);
+		snprintf(r + PC_NETNS * cell, cell, "%" PRIu64, p->netns);
+		snprintf(r + PC_FAULTS * cell, cell, "%" PRIu64, p->faults);
+		snprintf(r + PC_ATTACKS * cell, cell, "%" PRIu64, p->attacks);
+		fmt_ms(r + PC_EMA * cell, cell, p->ema_ms);
+		fmt_ms(r + PC_IDLE * cell, cell, p->idle_ms);
+		if (p->ban_left_s) {
+			fmt_s(t, sizeof(t), p->ban_left_s);
+			snprintf(r + PC_BAN * cell, cell, "BANNED %s", t);
+		} else {
+			snprintf(r + PC_BAN * cell, cell, "-");
+		}
+		snprintf(r + PC_REFUSED * cell, cell, "%" PRIu64, p->refused);
+		for (int c = 0; c < N_PEER_COLS; c++)
+			if (strlen(r + c * cell) > width[c])
+				width[c] = strlen(r + c * cell);
+		rows++;
+	}
+	if (rows == 0) {
+		printf(bans ? "no peer bans\n" : "no peer entries\n");
+		goto out;
+	}
+	for (size_t i = 0; i <= rows; i++) {
+		const char *r = cells + (i ? i - 1 : 0) * N_PEER_COLS * cell;
+
+		for (int c = 0; c < N_PEER_COLS; c++) {
+			const char *text = i ? r + c * cell : peer_col_head[c];
+
+			if (c == N_PEER_COLS - 1)
+				printf("%*s\n", (int)width[c], text);
+			else
+				printf(peer_col_right[c] ? "%*s  " : "%-*s  ", (int)width[c], text);
+		}
+	}
+out:
+	free(cells);
+	return EXIT_OK;
+}
+
+static int cmd_peers(int argc, char **argv)
+{
+	bool bans = false, json = false;
+	struct peer_entry *v = NULL;
+	void *p = NULL;
+	size_t n = 0;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bans")) {
+			bans = true;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			err("peers: unknown argument '%s' (usage: brutectl peers [--bans] [--json])",
+			    argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (read_table(PEERS_PATH, NO_PEERS, sizeof(*v), parse_peer_line, free_peers, &p, &n))
+		return EXIT_FAIL;
+	v = p;
+	if (json) {
+		peers_json(v, n, bans);
+		ret = EXIT_OK;
+	} else {
+		ret = peers_table(v, n, bans);
+	}
+	free_peers(v, n);
 	if (fflush(stdout) || ferror(stdout)) {
 		err("writing the output: %s", strerror(errno));
 		return EXIT_FAIL;
@@ -691,8 +1043,18 @@ static bool parse_user(const char *s, uint32_t *uid)
 	return true;
 }
 
-/* Writes msg to the lift file; what describes the ban (NULL: all of them). */
-static int write_lift(const char *msg, const char *what)
+/* Whether the kernel has a peer table: a lift file without one rejects "peer ..." lines. */
+static bool peers_present(void)
+{
+	char *path = sys_path(PEERS_PATH);
+	bool present = access(path, F_OK) == 0;
+
+	free(path);
+	return present;
+}
+
+/* Writes msg to the lift file; says done if it worked, none if the kernel found no such ban. */
+static int write_lift(const char *msg, const char *done, const char *none)
 {
 	char *path = sys_path(LIFT_PATH);
 	size_t len = strlen(msg);
@@ -705,7 +1067,8 @@ static int write_lift(const char *msg, const char *what)
 		if (e == EACCES || e == EPERM)
 			err("lift: cannot open %s: %s (lifting a ban needs root)", path, strerror(e));
 		else if (e == ENOENT)
-			err("lift: cannot open %s: %s: %s", path, strerror(e), brute_absent_hint());
+			err("lift: cannot open %s: %s: %s", path, strerror(e),
+			    brute_absent_hint(strncmp(msg, "peer ", 5) ? NO_TARGETS : NO_PEERS));
 		else
 			err("lift: cannot open %s: %s", path, strerror(e));
 		goto out;
@@ -717,20 +1080,16 @@ static int write_lift(const char *msg, const char *what)
 		w = -1;
 	}
 	if (w == (ssize_t)len) {
-		if (what)
-			printf("lifted the ban of %s\n", what);
-		else
-			printf("lifted every ban\n");
+		printf("%s\n", done);
 		ret = EXIT_OK;
 	} else if (w >= 0) {
 		err("lift: short write to %s (%zd of %zu bytes)", path, w, len);
 	} else if (e == EPERM || e == EACCES) {
 		err("lift: %s: %s (lifting a ban needs CAP_SYS_ADMIN)", path, strerror(e));
 	} else if (e == ENOENT) {
-		if (what)
-			err("lift: no such ban: %s (see brutectl list --bans)", what);
-		else
-			err("lift: no ban to lift");
+		err("lift: %s", none);
+	} else if (e == EINVAL && !strncmp(msg, "peer ", 5) && !peers_present()) {
+		err("lift: the kernel rejected '%s' (EINVAL): %s", msg, NO_PEERS);
 	} else if (e == EINVAL) {
 		err("lift: the kernel rejected '%s' as malformed (EINVAL)", msg);
 	} else {
@@ -741,16 +1100,110 @@ out:
 	return ret;
 }
 
+/*
+ * The kernel's lift line for --peer arg (ADDR[/LEN], uid:USER or all) into msg, what to say
+ * when it worked into done and when no such ban exists into none. The address is checked
+ * here (IPv4 or IPv6, LEN within its bits) and written canonical; an IPv4-mapped IPv6 address
+ * is the IPv4 one, as the kernel counts it. Returns false, with a message, if it is invalid.
+ */
+static bool peer_lift_line(const char *arg, char *msg, size_t msize, char *done, size_t dsize,
+			   char *none, size_t nsize)
+{
+	char addr[INET6_ADDRSTRLEN + 8], text[INET6_ADDRSTRLEN], quoted[168], peer[80];
+	struct in6_addr bin6;	/* room for either family, aligned for IN6_IS_ADDR_V4MAPPED */
+	unsigned char *bin = bin6.s6_addr;
+	const char *slash;
+	uint32_t uid, prefix = 0, max;
+	int family;
+
+	if (!strcmp(arg, "all")) {
+		snprintf(msg, msize, "peer all");
+		snprintf(done, dsize, "lifted every peer ban");
+		snprintf(none, nsize, "no peer ban to lift");
+		return true;
+	}
+	if (!strncmp(arg, "uid:", 4)) {
+		if (!arg[4]) {
+			err("lift: --peer uid: needs a user name or a uid");
+			return false;
+		}
+		if (!parse_user(arg + 4, &uid))
+			return false;
+		if (uid == UINT32_MAX) {
+			err("lift: bad uid '%s' (4294967295 is no user)", arg + 4);
+			return false;
+		}
+		snprintf(msg, msize, "peer uid:%" PRIu32, uid);
+		snprintf(peer, sizeof(peer), "uid:%" PRIu32, uid);
+	} else {
+		slash = strchr(arg, '/');
+		if (strlen(arg) >= sizeof(addr) || (slash && (size_t)(slash - arg) >= sizeof(text))) {
+			err("lift: '%s' is not an IPv4 or IPv6 address", snip(quoted, sizeof(quoted), arg));
+			return false;
+		}
+		snprintf(addr, sizeof(addr), "%.*s", slash ? (int)(slash - arg) : (int)strlen(arg),
+			 arg);
+		if (inet_pton(AF_INET, addr, bin) == 1) {
+			family = AF_INET;
+			max = 32;
+		} else if (inet_pton(AF_INET6, addr, bin) == 1) {
+			family = AF_INET6;
+			max = 128;
+		} else {
+			err("lift: '%s' is not an IPv4 or IPv6 address", snip(quoted, sizeof(quoted), addr));
+			return false;
+		}
+		if (slash && (!parse_u32(slash + 1, &prefix) || prefix > max)) {
+			err("lift: bad prefix length '%s' for an IPv%d address (0 to %" PRIu32 ")",
+			    snip(quoted, sizeof(quoted), slash + 1), family == AF_INET ? 4 : 6, max);
+			return false;
+		}
+		if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&bin6)) {
+			if (slash && prefix < 96) {
+				err("lift: an IPv4-mapped address needs a prefix length of 96 or more");
+				return false;
+			}
+			memmove(bin, bin + 12, 4);
+			family = AF_INET;
+			prefix = slash ? prefix - 96 : 32;
+		}
+		if (!inet_ntop(family, bin, text, sizeof(text))) {
+			err("lift: %s: %s", addr, strerror(errno));
+			return false;
+		}
+		if (slash)
+			snprintf(peer, sizeof(peer), "%s/%" PRIu32, text, prefix);
+		else
+			snprintf(peer, sizeof(peer), "%s", text);
+		snprintf(msg, msize, "peer %s", peer);
+	}
+	snprintf(done, dsize, "lifted the peer bans of %s on every endpoint", peer);
+	snprintf(none, nsize, "no such peer ban: %s (see brutectl peers --bans)", peer);
+	return true;
+}
+
 static int cmd_lift(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: brutectl lift USER PATH | brutectl lift USER MAJ:MIN INO | brutectl lift --all";
-	char msg[96], what[PATH_MAX + 96];
+		"usage: brutectl lift USER PATH | brutectl lift USER MAJ:MIN INO | brutectl lift --all\n"
+		"       brutectl lift --peer ADDR[/LEN] | brutectl lift --peer uid:USER | "
+		"brutectl lift --peer all";
+	char msg[96], what[PATH_MAX + 96], done[PATH_MAX + 160], none[PATH_MAX + 160];
 	uint32_t uid, maj, min;
 	uint64_t ino;
 
 	if (argc == 2 && !strcmp(argv[1], "--all"))
-		return write_lift("all", NULL);
+		return write_lift("all", "lifted every ban", "no ban to lift");
+	if (argc >= 2 && !strcmp(argv[1], "--peer")) {
+		if (argc != 3) {
+			err("lift: --peer takes one argument: ADDR[/LEN], uid:USER or all\n%s", usage);
+			return EXIT_USAGE;
+		}
+		if (!peer_lift_line(argv[2], msg, sizeof(msg), done, sizeof(done), none,
+				    sizeof(none)))
+			return EXIT_USAGE;
+		return write_lift(msg, done, none);
+	}
 	if (argc == 3) {
 		struct stat st;
 
@@ -785,7 +1238,9 @@ static int cmd_lift(int argc, char **argv)
 	}
 	snprintf(msg, sizeof(msg), "%" PRIu32 " %" PRIu32 ":%" PRIu32 " %" PRIu64,
 		 uid, maj, min, ino);
-	return write_lift(msg, what);
+	snprintf(done, sizeof(done), "lifted the ban of %s", what);
+	snprintf(none, sizeof(none), "no such ban: %s (see brutectl list --bans)", what);
+	return write_lift(msg, done, none);
 }
 
 /* ---- status ---------------------------------------------------------------------------- */
@@ -1049,6 +1504,38 @@ static void append_why(char *buf, size_t size, const char *what)
 	snprintf(buf + n, size - n, "%s%s", n ? ", " : "", what);
 }
 
+/* The kernel's counters: "hierarchies=41 targets=3 bans=1 peers=4 peer_bans=1 records_dropped=0". */
+#define MAX_STATS 16
+struct stats_info {
+	int err;	/* 0, -errno if unreadable, or -EBADMSG if not key=number pairs */
+	size_t n;
+	char key[MAX_STATS][32];
+	uint64_t val[MAX_STATS];
+};
+
+static void read_stats(struct stats_info *si)
+{
+	char *path = sys_path(STATS_PATH), line[512], *save = NULL;
+
+	memset(si, 0, sizeof(*si));
+	si->err = read_small(path, line, sizeof(line));
+	free(path);
+	if (si->err)
+		return;
+	for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(t, '=');
+
+		if (!eq || eq == t || (size_t)(eq - t) >= sizeof(si->key[0]) || si->n == MAX_STATS ||
+		    strspn(t, "abcdefghijklmnopqrstuvwxyz_") != (size_t)(eq - t) ||
+		    !parse_u64(eq + 1, UINT64_MAX, &si->val[si->n])) {
+			si->err = -EBADMSG;
+			return;
+		}
+		*eq = '\0';
+		strcpy(si->key[si->n++], t);
+	}
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char *lsm_path = sys_path(LSM_PATH), lsm[512], vals[N_TUNABLES][64];
@@ -1056,6 +1543,7 @@ static int cmd_status(int argc, char **argv)
 	bool json = false, active = false;
 	struct audit_info ai;
 	struct reportd_info ri;
+	struct stats_info si;
 	char why[256] = "";
 	size_t mode_i;
 
@@ -1086,6 +1574,7 @@ static int cmd_status(int argc, char **argv)
 		val_err[i] = read_small(path, vals[i], sizeof(vals[i]));
 		free(path);
 	}
+	read_stats(&si);
 	query_audit(&ai);
 	read_reportd(&ri);
 	/* protected: Brute active and on, audit not known to be off (as brute-reportd --health) */
@@ -1124,7 +1613,14 @@ static int cmd_status(int argc, char **argv)
 			else
 				put_json_str(stdout, vals[i], strlen(vals[i]));
 		}
-		putchar('}');
+		printf("},\"stats\":");
+		if (si.err) {
+			fputs("null", stdout);
+		} else {
+			for (size_t i = 0; i < si.n; i++)
+				printf("%s\"%s\":%" PRIu64, i ? "," : "{", si.key[i], si.val[i]);
+			fputs(si.n ? "}" : "{}", stdout);
+		}
 		print_reportd(&ri, true);
 		printf(",\"protected\":%s,\"not_protected_because\":", why[0] ? "false" : "true");
 		if (why[0])
@@ -1138,6 +1634,18 @@ static int cmd_status(int argc, char **argv)
 			       strerror(-lsm_err));
 		else
 			printf("brute:   %s (lsm: %s)\n", active ? "active" : "NOT active", lsm);
+		if (si.err == -ENOENT) {
+			printf("stats:   absent (no " STATS_PATH ")\n");
+		} else if (si.err == -EBADMSG) {
+			printf("stats:   unknown (" STATS_PATH ": not key=number pairs)\n");
+		} else if (si.err) {
+			printf("stats:   unknown (" STATS_PATH ": %s)\n", strerror(-si.err));
+		} else {
+			printf("stats:   ");
+			for (size_t i = 0; i < si.n; i++)
+				printf("%s%s %" PRIu64, i ? ", " : "", si.key[i], si.val[i]);
+			putchar('\n');
+		}
 		if (ai.err == EPERM || ai.err == EACCES)
 			printf("audit:   unknown (querying it needs root)\n");
 		else if (ai.err)
@@ -1185,12 +1693,17 @@ static void usage(FILE *out)
 		"\n"
 		"Commands:\n"
 		"  list [--bans] [--json]    Brute's (uid, target) table: counters and bans\n"
+		"  peers [--bans] [--json]   Brute's peer table: who crashed which service, bans\n"
 		"  lift USER PATH            lift USER's ban on the executable PATH\n"
 		"  lift USER MAJ:MIN INO     lift USER's ban on the target dev:ino (as listed)\n"
-		"  lift --all                lift every ban\n"
-		"  status [--json]           whether Brute and audit are active, the tunables\n"
+		"  lift --all                lift every ban (of users and of peers)\n"
+		"  lift --peer ADDR[/LEN]    lift the peer bans of that IPv4/IPv6 address or prefix\n"
+		"  lift --peer uid:USER      lift the peer bans of that Unix socket user\n"
+		"  lift --peer all           lift every peer ban\n"
+		"  status [--json]           whether Brute and audit are active, its counters, the\n"
+		"                            tunables\n"
 		"\n"
-		"USER is a user name or a uid. Reading the table and lifting need root.\n"
+		"USER is a user name or a uid. Reading the tables and lifting need root.\n"
 		"Exit status: 0 success, 1 the operation failed, 2 usage error; status: 3 the host\n"
 		"is not protected (Brute not active or in mode 0, or audit disabled).\n"
 		"Environment: BRUTE_SYSFS_ROOT is prefixed to the /sys and /proc paths.\n");
@@ -1218,6 +1731,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "peers"))
+		return cmd_peers(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lift"))
 		return cmd_lift(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "status"))

@@ -32,10 +32,13 @@ fresh_tree() {
 	mkdir -p "$sec/brute" "$sysctl"
 	echo "lockdown,capability,landlock,yama,brute" >"$sec/lsm"
 	: >"$sec/brute/targets"
+	: >"$sec/brute/peers"
 	: >"$sec/brute/lift"
+	echo "hierarchies=41 targets=3 bans=1 peers=4 peer_bans=2 records_dropped=7" >"$sec/brute/stats"
 	for kv in mode=2 crash_period_threshold_ms=30000 min_faults=5 max_faults=200 \
 		ema_weight_numerator=7 ema_weight_denominator=10 ban_time_s=900 table_size=1024 \
-		forget_time_s=3600; do
+		forget_time_s=3600 backstop_faults=1000 peer_ban_time_s=900 peer_prefix_v4=32 \
+		peer_prefix_v6=64 escalate_prefix_v4=24 escalate_prefix_v6=48 escalate_faults=30; do
 		echo "${kv#*=}" >"$sysctl/${kv%%=*}"
 	done
 }
@@ -99,6 +102,12 @@ for bin in "$@"; do
 	expect "--help" 0 'lift USER PATH'
 	run -h
 	expect "-h" 0 'Exit status'
+	run --help
+	expect "--help: peers" 0 'peers \[--bans\] \[--json\]'
+	run --help
+	expect "--help: lift --peer" 0 'lift --peer ADDR\[/LEN\]'
+	run peers --help
+	expect "peers --help" 0 'lift --peer uid:USER'
 	run
 	expect "no command: usage error" 2 '' 'usage:'
 	run frobnicate
@@ -231,6 +240,15 @@ EOF
 	printf '%s\nattacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\000b\n' "$good" >"$sec/brute/targets"
 	run list
 	expect "malformed rejected: NUL byte in a line" 1 '' 'targets:2: malformed line: NUL byte'
+	# The bytes a malformed line quotes reach the terminal escaped, as names do.
+	printf '%s\nattacker_uid=1\033[31m target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=1 ban_left_s=0 denied=2 target_name=a\n' "$good" >"$sec/brute/targets"
+	run list
+	if [ "$rc" = 1 ] && printf '%s\n' "$errout" | grep -qF "targets:2: malformed line: bad value for attacker_uid: '1\\033[31m'" &&
+		! printf '%s' "$errout" | grep -q "$(printf '\033')"; then
+		ok "malformed rejected: the quoted value's ESC escaped"
+	else
+		not_ok "malformed rejected: the quoted value's ESC escaped" "exit $rc" "$errout"
+	fi
 	# Random garbage: rejected cleanly, never a crash or a sanitizer report.
 	head -c 4096 /dev/urandom >"$sec/brute/targets"
 	run list
@@ -259,6 +277,144 @@ EOF
 		expect "lift as non-root: needs root" 1 '' 'Permission denied (lifting a ban needs root)'
 	else
 		ok "list/lift as non-root # SKIP needs root and setpriv"
+	fi
+
+	# --- peers: the peer table (Brute v3), as list shows the targets
+	fresh_tree
+	run peers --bogus
+	expect "peers --bogus: usage error" 2 '' "unknown argument '--bogus'"
+	run peers
+	expect "peers: empty table" 0 '^no peer entries$'
+	run peers --bans
+	expect "peers --bans: no bans" 0 '^no peer bans$'
+	run peers --json
+	expect "peers --json: empty" 0 '^{"entries":\[\]}$'
+	# One well-formed table: IPv4, a Unix peer (a uid without a passwd entry), IPv6 on an
+	# IPv6 listener, an unknown field a newer kernel may add.
+	cat >"$sec/brute/peers" <<'PEERS'
+peer=10.199.0.2/32 netns=4026532281 transport=tcp laddr=0.0.0.0 lport=7777 faults=1 attacks=1 ema_ms=12 idle_ms=800 ban_left_s=899 refused=3
+peer=uid:3999999998 peer_uid=3999999998 netns=4026531840 transport=unix lino=23114 faults=0 attacks=1 ema_ms=0 idle_ms=900 ban_left_s=0 refused=1
+peer=2001:db8:1:2::/64 netns=4026531840 transport=tcp laddr=2001:db8::1 lport=22 faults=4 attacks=0 ema_ms=1500 idle_ms=90000 ban_left_s=604800 refused=0 future_field=x
+PEERS
+	exp=$(cat <<'PEERS'
+PEER               USER  ENDPOINT                   NETNS  FAULTS  ATTACKS   EMA   IDLE  BAN            REFUSED
+10.199.0.2/32      -     tcp 0.0.0.0:7777      4026532281       1        1  12ms  800ms  BANNED 14m59s        3
+uid:3999999998     -     unix socket 23114     4026531840       0        1   0ms  900ms  -                    1
+2001:db8:1:2::/64  -     tcp [2001:db8::1]:22  4026531840       4        0  1.5s  1m30s  BANNED 7d00h         0
+PEERS
+)
+	run peers
+	if getent passwd 3999999998 >/dev/null; then
+		ok "peers: aligned table # SKIP this host's passwd has uid 3999999998"
+	elif [ "$rc" = 0 ] && [ "$out" = "$exp" ]; then
+		ok "peers: aligned table"
+	else
+		not_ok "peers: aligned table" "exit $rc" "got:" "$out" "expected:" "$exp" "$errout"
+	fi
+	run peers --bans
+	if [ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] &&
+		printf '%s\n' "$out" | grep -q '^10\.199\.0\.2/32 .*BANNED 14m59s *3$' &&
+		printf '%s\n' "$out" | grep -q '^2001:db8:1:2::/64 .*BANNED 7d00h' &&
+		! printf '%s\n' "$out" | grep -q 'uid:'; then
+		ok "peers --bans: only the banned entries"
+	else
+		not_ok "peers --bans: only the banned entries" "exit $rc" "$out" "$errout"
+	fi
+	printf 'peer=uid:0 netns=1 transport=unix lino=5 faults=2 attacks=0 ema_ms=3 idle_ms=4 ban_left_s=0 refused=0\n' >>"$sec/brute/peers"
+	run peers --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert len(d) == 4, d
+assert d[0] == {"peer": "10.199.0.2/32", "family": "ipv4", "address": "10.199.0.2", "prefix": 32,
+                "netns": 4026532281, "transport": "tcp", "laddr": "0.0.0.0", "lport": 7777,
+                "faults": 1, "attacks": 1, "ema_ms": 12, "idle_ms": 800, "banned": True,
+                "ban_left_s": 899, "refused": 3}, d[0]
+assert d[1] == {"peer": "uid:3999999998", "family": "unix", "peer_uid": 3999999998, "user": None,
+                "netns": 4026531840, "transport": "unix", "lino": 23114, "faults": 0,
+                "attacks": 1, "ema_ms": 0, "idle_ms": 900, "banned": False, "ban_left_s": 0,
+                "refused": 1}, d[1]
+assert (d[2]["family"], d[2]["address"], d[2]["prefix"], d[2]["laddr"], d[2]["lport"],
+        d[2]["banned"], d[2]["ban_left_s"]) == ("ipv6", "2001:db8:1:2::", 64, "2001:db8::1", 22,
+                                                True, 604800), d[2]
+assert d[3]["user"] == sys.argv[1] and d[3]["peer_uid"] == 0, d[3]
+' "$rootname" 2>"$tmp/py"; then
+		ok "peers --json: every field"
+	else
+		not_ok "peers --json: every field" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	run peers --bans --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert [e["peer"] for e in d] == ["10.199.0.2/32", "2001:db8:1:2::/64"], d' 2>"$tmp/py"; then
+		ok "peers --bans --json"
+	else
+		not_ok "peers --bans --json" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+
+	# malformed peer lines: exit 1, the line number and why, nothing on stdout
+	pgood='peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0'
+	while IFS='|' read -r why line; do
+		printf '%s\n%s\n' "$pgood" "$line" >"$sec/brute/peers"
+		run peers
+		if [ "$rc" = 1 ] && [ -z "$out" ] &&
+			printf '%s\n' "$errout" | grep -qF "peers:2: malformed line: $why"; then
+			ok "peers: malformed rejected: $why"
+		else
+			not_ok "peers: malformed rejected: $why" "line: $line" "exit $rc" "stdout: $out" "stderr: $errout"
+		fi
+	done <<'PEERS'
+missing field peer|netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+missing field refused|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0
+missing field lport|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+missing field lino|peer=uid:5 netns=1 transport=unix faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0.1'|peer=10.0.0.1 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0.1/33'|peer=10.0.0.1/33 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '2001:db8::/129'|peer=2001:db8::/129 netns=1 transport=tcp laddr=:: lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: '10.0.0/24'|peer=10.0.0/24 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for peer: 'uid:x'|peer=uid:x netns=1 transport=unix lino=2 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for transport: 'udp'|peer=10.0.0.1/32 netns=1 transport=udp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for laddr: 'localhost'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=localhost lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for lport: '65536'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=65536 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+bad value for ban_left_s: '-1'|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=-1 refused=0
+duplicate field faults|peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+expected key=value, got 'junk'|peer=10.0.0.1/32 junk netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0
+PEERS
+	printf '%s\npeer=10.0.0.1/32\033]0;x\007 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0\n' "$pgood" >"$sec/brute/peers"
+	run peers --bans
+	if [ "$rc" = 1 ] && [ -z "$out" ] &&
+		printf '%s\n' "$errout" | grep -qF "peers:2: malformed line: bad value for peer: '10.0.0.1/32\\033]0;x\\007'" &&
+		! printf '%s' "$errout" | grep -q "$(printf '[\033\007]')"; then
+		ok "peers: malformed line, its control bytes escaped in the error"
+	else
+		not_ok "peers: malformed line, its control bytes escaped in the error" "exit $rc" "$errout"
+	fi
+	printf '%s\n%s\000x\n' "$pgood" "$pgood" >"$sec/brute/peers"
+	run peers --json
+	expect "peers: malformed rejected: NUL byte in a line" 1 '' 'peers:2: malformed line: NUL byte'
+	head -c 4096 /dev/urandom >"$sec/brute/peers"
+	run peers
+	expect "peers: random bytes rejected cleanly" 1 '' 'malformed line'
+	# the peers file missing (a v2 kernel, Brute off, no securityfs) or unreadable
+	rm "$sec/brute/peers"
+	run peers
+	expect "peers: no peers file, Brute active" 1 '' 'has no peer table (older than v3?)'
+	echo "lockdown,capability,yama" >"$sec/lsm"
+	run peers --json
+	expect "peers: no peers file, Brute not active" 1 '' 'Brute is not active'
+	rm -rf "$sec"
+	run peers
+	expect "peers: no securityfs" 1 '' 'is securityfs mounted'
+	fresh_tree
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		chmod 400 "$sec/brute/peers"
+		chmod 755 "$tmp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" peers >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "peers as non-root: needs root" 1 '' 'peers: Permission denied (reading it needs root)'
+	else
+		ok "peers as non-root # SKIP needs root and setpriv"
 	fi
 
 	# --- lift: exactly the string the kernel expects, no newline
@@ -315,6 +471,97 @@ EOF
 	run lift 1000 0:21 1234
 	expect "lift: no lift file" 1 '' 'has no (uid, target) table'
 
+	# --- lift --peer: the kernel's "peer ADDR[/LEN]", "peer uid:UID", "peer all"
+	fresh_tree
+	run lift --peer 10.0.2.5
+	lift_is "lift --peer IPv4 writes 'peer ADDR'" "peer 10.0.2.5"
+	case $out in "lifted the peer bans of 10.0.2.5 on every endpoint") ok "lift --peer: says what it lifted" ;;
+	*) not_ok "lift --peer: says what it lifted" "$out" ;; esac
+	run lift --peer 10.0.2.0/24
+	lift_is "lift --peer IPv4/24" "peer 10.0.2.0/24"
+	run lift --peer 2001:DB8:0:0:1::/64
+	lift_is "lift --peer IPv6/64, written canonical" "peer 2001:db8:0:0:1::/64"
+	run lift --peer 2001:db8::1
+	lift_is "lift --peer IPv6 address" "peer 2001:db8::1"
+	run lift --peer ::ffff:10.0.2.5
+	lift_is "lift --peer IPv4-mapped IPv6: the IPv4 address, as the kernel counts it" "peer 10.0.2.5"
+	run lift --peer ::ffff:10.0.2.0/120
+	lift_is "lift --peer IPv4-mapped /120: IPv4 /24" "peer 10.0.2.0/24"
+	run lift --peer 0.0.0.0/0
+	lift_is "lift --peer /0 (every IPv4 peer)" "peer 0.0.0.0/0"
+	run lift --peer uid:4243
+	lift_is "lift --peer uid:NUMBER" "peer uid:4243"
+	run lift --peer "uid:$rootname"
+	lift_is "lift --peer uid:NAME (getpwnam)" "peer uid:0"
+	run lift --peer all
+	lift_is "lift --peer all" "peer all"
+	case $out in "lifted every peer ban") ok "lift --peer all: says so" ;;
+	*) not_ok "lift --peer all: says so" "$out" ;; esac
+	while IFS='|' read -r arg why; do
+		run lift --peer "$arg"
+		if [ "$rc" = 2 ] && [ -z "$out" ] && [ ! -s "$sec/brute/lift" ] &&
+			printf '%s\n' "$errout" | grep -qF "$why"; then
+			ok "lift --peer '$arg': usage error, nothing written"
+		else
+			not_ok "lift --peer '$arg': usage error, nothing written" "exit $rc" "stdout: $out" \
+				"stderr: $errout" "expected: $why" "wrote: '$(cat "$sec/brute/lift")'"
+		fi
+		: >"$sec/brute/lift"
+	done <<'ARGS'
+10.0.2|'10.0.2' is not an IPv4 or IPv6 address
+10.0.2.256|'10.0.2.256' is not an IPv4 or IPv6 address
+example.org|'example.org' is not an IPv4 or IPv6 address
+|'' is not an IPv4 or IPv6 address
+10.0.2.5 x|'10.0.2.5 x' is not an IPv4 or IPv6 address
+2001:db8:::1|'2001:db8:::1' is not an IPv4 or IPv6 address
+10.0.2.5/33|bad prefix length '33' for an IPv4 address (0 to 32)
+10.0.2.5/|bad prefix length '' for an IPv4 address (0 to 32)
+10.0.2.5/-1|bad prefix length '-1' for an IPv4 address (0 to 32)
+10.0.2.5/24x|bad prefix length '24x' for an IPv4 address (0 to 32)
+2001:db8::/129|bad prefix length '129' for an IPv6 address (0 to 128)
+::ffff:10.0.2.0/64|an IPv4-mapped address needs a prefix length of 96 or more
+uid:|needs a user name or a uid
+uid:no_such_user_brute|no such user 'no_such_user_brute'
+uid:4294967295|4294967295 is no user
+uid:4294967296|bad uid '4294967296'
+ARGS
+	run lift --peer "$(printf '10.0.2.5\033[31m')"
+	if [ "$rc" = 2 ] && printf '%s\n' "$errout" | grep -qF "'10.0.2.5\\033[31m' is not an IPv4" &&
+		! printf '%s' "$errout" | grep -q "$(printf '\033')"; then
+		ok "lift --peer: a bad address's control bytes escaped in the error"
+	else
+		not_ok "lift --peer: a bad address's control bytes escaped in the error" "exit $rc" "$errout"
+	fi
+	for args in "lift --peer" "lift --peer 10.0.2.5 10.0.2.6" "lift 1000 --peer 10.0.2.5"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" = 2 ] && [ -n "$errout" ] && [ ! -s "$sec/brute/lift" ]; then
+			ok "usage error, nothing written: brutectl $args"
+		else
+			not_ok "usage error, nothing written: brutectl $args" "exit $rc" "$errout"
+		fi
+	done
+	for case in "2|no such peer ban: 2001:db8::/64 (see brutectl peers --bans)" \
+		"22|rejected 'peer 2001:db8::/64' as malformed (EINVAL)" \
+		"1|needs CAP_SYS_ADMIN" "5|Input/output error"; do
+		e=${case%%|*} msg=${case#*|}
+		FAILWRITE_ERRNO=$e LD_PRELOAD=$failwrite "$bin" lift --peer 2001:db8::/64 >"$tmp/out" 2>"$tmp/err"
+		rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+		expect "lift --peer: the kernel answers errno $e" 1 '' "$msg"
+	done
+	FAILWRITE_ERRNO=2 LD_PRELOAD=$failwrite "$bin" lift --peer all >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+	expect "lift --peer all: ENOENT" 1 '' 'no peer ban to lift'
+	# a v2 kernel: a lift file, no peer table; it rejects "peer ..." lines
+	rm "$sec/brute/peers"
+	FAILWRITE_ERRNO=22 LD_PRELOAD=$failwrite "$bin" lift --peer uid:5 >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(cat "$tmp/out") errout=$(cat "$tmp/err")
+	expect "lift --peer on a kernel without peers: EINVAL explained" 1 '' 'has no peer table (older than v3?)'
+	rm "$sec/brute/lift"
+	run lift --peer 10.0.2.5
+	expect "lift --peer: no lift file" 1 '' 'has no peer table (older than v3?)'
+	fresh_tree
+
 	# --- status
 	# Its exit status says whether the host is protected (issue 22 #5): 0 only with Brute
 	# active, in mode 1 or 2, and audit not known to be disabled; 3 otherwise, the reasons on
@@ -341,13 +588,59 @@ EOF
 		printf '%s\n' "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 		printf '%s\n' "$out" | grep -q '^  ema_weight_numerator  *7$' &&
 		printf '%s\n' "$out" | grep -q '^  forget_time_s  *3600$' &&
-		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z_]*  *[0-9]')" = 9 ] &&
+		printf '%s\n' "$out" | grep -q '^  peer_ban_time_s  *900$' &&
+		printf '%s\n' "$out" | grep -q '^  escalate_faults  *30$' &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 16 ] &&
 		printf '%s\n' "$out" | grep -q '^reportd: not running (no /run/brute-reportd/status)$'; then
 		ok "status: active, every tunable"
 	else
 		not_ok "status: active, every tunable" "exit $rc" "$out" "$errout"
 	fi
 	status_is "status: active, mode 2" ""
+	# the kernel's counters (stats), the peer table's among them
+	if printf '%s\n' "$out" | grep -qx 'stats:   hierarchies 41, targets 3, bans 1, peers 4, peer_bans 2, records_dropped 7'; then
+		ok "status: the kernel's stats, peers and peer bans"
+	else
+		not_ok "status: the kernel's stats, peers and peer bans" "exit $rc" "$out" "$errout"
+	fi
+	run status --json
+	if printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["stats"] == {"hierarchies": 41, "targets": 3, "bans": 1, "peers": 4, "peer_bans": 2,
+                      "records_dropped": 7}, d["stats"]
+assert d["tunables"]["peer_prefix_v6"] == 64 and len(d["tunables"]) == 16, d["tunables"]' 2>"$tmp/py"; then
+		ok "status --json: stats and every tunable"
+	else
+		not_ok "status --json: stats and every tunable" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	echo "hierarchies=2 targets=1 bans=0 records_dropped=0" >"$sec/brute/stats"
+	run status
+	expect "status: a v2 kernel's stats (no peer counters)" "$rc" '^stats:   hierarchies 2, targets 1, bans 0, records_dropped 0$'
+	printf 'hierarchies=2 peers=x\033[31m\n' >"$sec/brute/stats"
+	run status
+	if printf '%s\n' "$out" | grep -qxF 'stats:   unknown (/sys/kernel/security/brute/stats: not key=number pairs)' &&
+		! printf '%s' "$out" | grep -q "$(printf '\033')"; then
+		ok "status: malformed stats reported, not echoed"
+	else
+		not_ok "status: malformed stats reported, not echoed" "$out"
+	fi
+	rm "$sec/brute/stats"
+	run status
+	expect "status: no stats file" "$rc" '^stats:   absent (no /sys/kernel/security/brute/stats)$'
+	status_is "status: no stats file, still protected" ""
+	# a v2 kernel: its nine tunables, the v3 ones absent
+	fresh_tree
+	rm "$sysctl/backstop_faults" "$sysctl/peer_"* "$sysctl/escalate_"*
+	run status
+	if [ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 9 ] &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *absent$')" = 7 ] &&
+		printf '%s\n' "$out" | grep -q '^  peer_ban_time_s  *absent$'; then
+		ok "status: a v2 kernel, the v3 tunables absent"
+	else
+		not_ok "status: a v2 kernel, the v3 tunables absent" "exit $rc" "$out"
+	fi
+	fresh_tree
 	# as a user (audit's state unknown, not counted): the kernel's view alone decides
 	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		chmod 755 "$tmp"
@@ -441,7 +734,7 @@ d = json.load(sys.stdin)
 assert d["active"] is False and d["lsm"] == "lockdown,capability", d
 t = d["tunables"]
 assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
-assert len(t) == 9, t
+assert len(t) == 16 and t["backstop_faults"] == 1000 and t["escalate_prefix_v6"] == 48, t
 assert "enabled" in d["audit"] or "error" in d["audit"], d
 assert d["protected"] is False and d["not_protected_because"].startswith("Brute is not active"), d
 r = d["reportd"]
