@@ -825,6 +825,33 @@ out:
 	return EXIT_OK;
 }
 
+/* The options of list and peers: --bans, --json.  Returns -1 (with a message) on another. */
+static int table_args(int argc, char **argv, const char *cmd, bool *bans, bool *json)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bans")) {
+			*bans = true;
+		} else if (!strcmp(argv[i], "--json")) {
+			*json = true;
+		} else {
+			err("%s: unknown argument '%s' (usage: brutectl %s [--bans] [--json])",
+			    cmd, argv[i], cmd);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* RET, or EXIT_FAIL (with a message) if standard output could not be written. */
+static int flushed(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		err("writing the output: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	return ret;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	bool bans = false, json = false;
@@ -833,17 +860,8 @@ static int cmd_list(int argc, char **argv)
 	size_t n = 0;
 	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--bans")) {
-			bans = true;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else {
-			err("list: unknown argument '%s' (usage: brutectl list [--bans] [--json])",
-			    argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	if (table_args(argc, argv, "list", &bans, &json))
+		return EXIT_USAGE;
 	if (read_table(TARGETS_PATH, NO_TARGETS, sizeof(*v), parse_line, free_entries, &p, &n))
 		return EXIT_FAIL;
 	v = p;
@@ -854,11 +872,7 @@ static int cmd_list(int argc, char **argv)
 		ret = list_table(v, n, bans);
 	}
 	free_entries(v, n);
-	if (fflush(stdout) || ferror(stdout)) {
-		err("writing the output: %s", strerror(errno));
-		return EXIT_FAIL;
-	}
-	return ret;
+	return flushed(ret);
 }
 
 /* ---- peers ----------------------------------------------------------------------------- */
@@ -992,17 +1006,8 @@ static int cmd_peers(int argc, char **argv)
 	size_t n = 0;
 	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--bans")) {
-			bans = true;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else {
-			err("peers: unknown argument '%s' (usage: brutectl peers [--bans] [--json])",
-			    argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	if (table_args(argc, argv, "peers", &bans, &json))
+		return EXIT_USAGE;
 	if (read_table(PEERS_PATH, NO_PEERS, sizeof(*v), parse_peer_line, free_peers, &p, &n))
 		return EXIT_FAIL;
 	v = p;
@@ -1013,11 +1018,7 @@ static int cmd_peers(int argc, char **argv)
 		ret = peers_table(v, n, bans);
 	}
 	free_peers(v, n);
-	if (fflush(stdout) || ferror(stdout)) {
-		err("writing the output: %s", strerror(errno));
-		return EXIT_FAIL;
-	}
-	return ret;
+	return flushed(ret);
 }
 
 /* ---- lift ------------------------------------------------------------------------------ */
@@ -1677,11 +1678,7 @@ static int cmd_status(int argc, char **argv)
 		else
 			printf("host:    protected\n");
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		err("writing the output: %s", strerror(errno));
-		return EXIT_FAIL;
-	}
-	return why[0] ? EXIT_UNPROTECTED : EXIT_OK;
+	return flushed(why[0] ? EXIT_UNPROTECTED : EXIT_OK);
 }
 
 /* ---- main ------------------------------------------------------------------------------ */
