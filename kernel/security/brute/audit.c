@@ -223,7 +223,11 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 	if (crash->peer) {
 		audit_log_format(ab, " ");
 		brute_log_peer(ab, crash->peer);
-		audit_log_format(ab, " peer_faults=%u", crash->peer_faults);
+		if (crash->peer_uncharged)
+			audit_log_format(ab, " charged=no");
+		else
+			audit_log_format(ab, " peer_faults=%u",
+					 crash->peer_faults);
 	}
 	audit_log_task_info(ab);
 	brute_audit_end(ab);

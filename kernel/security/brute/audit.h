@@ -35,6 +35,8 @@ struct brute_target_key;
  * @peer: The peer's entry (its enclosing prefix's for an escalation), or
  *        NULL.
  * @peer_faults: With @peer, the faults counted for it.
+ * @peer_uncharged: With @peer, the crash could not be counted for it (a peer
+ *                  table full of bans, or no memory).
  * @stats: The statistics after the update.
  * @period_ns: The period this crash added.
  */
@@ -47,6 +49,7 @@ struct brute_crash_info {
 	const char *scope;
 	const struct brute_peer_key *peer;
 	u32 peer_faults;
+	bool peer_uncharged;
 	struct brute_stats stats;
 	u64 period_ns;
 };

@@ -732,6 +732,39 @@ static void test_peers_capacity(struct kunit *test)
 						    &banned.peer, now));
 }
 
+/*
+ * A table full of bans counts no new peer, and says so: the charge is not
+ * counted, but names the peer and the endpoint it could not count.
+ */
+static void test_peers_full_of_bans(struct kunit *test)
+{
+	struct brute_table *peers = test->priv;
+	const struct brute_input late = test_input_v4(7777, 0x0c000001);
+	struct brute_peer_charge charge;
+	char line[BRUTE_PEER_KEY_LEN];
+	u64 now = 0;
+	u32 i;
+
+	for (i = 0; i < 16; i++) {
+		/* Each in a /24 of its own, whose entry is not banned. */
+		const struct brute_input in = test_input_v4(7777,
+							    0x0b000001 + (i << 8));
+
+		charge = test_peer_charge(peers, &in, &now, 5);
+		KUNIT_EXPECT_TRUE(test, charge.banned);
+	}
+	KUNIT_EXPECT_EQ(test, 16, atomic_read(&peers->banned));
+	KUNIT_EXPECT_EQ(test, 16, peers->count);
+	charge = test_peer_charge(peers, &late, &now, 1);
+	KUNIT_EXPECT_FALSE(test, charge.charged);
+	KUNIT_EXPECT_FALSE(test, charge.banned);
+	brute_peer_key_format(line, sizeof(line), &charge.key);
+	KUNIT_EXPECT_STREQ(test,
+			   "peer=12.0.0.1/32 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
+			   line);
+	KUNIT_EXPECT_EQ(test, 16, atomic_read(&peers->banned));
+}
+
 /* Lifting an address lifts the bans that refuse it, on every endpoint. */
 static void test_peers_lift(struct kunit *test)
 {
@@ -802,6 +835,7 @@ static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_escalate),
 	KUNIT_CASE(test_peers_v6_and_unix),
 	KUNIT_CASE(test_peers_capacity),
+	KUNIT_CASE(test_peers_full_of_bans),
 	KUNIT_CASE(test_peers_lift),
 	KUNIT_CASE(test_peers_forget),
 	{}

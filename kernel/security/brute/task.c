@@ -503,10 +503,13 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 				   (u64)params.peer_ban_time_s * NSEC_PER_SEC :
 				   0, &params, &crash.peer);
 		crash.info.source = "peer";
-		if (crash.peer.charged) {
-			crash.info.peer = &crash.peer.key;
-			crash.info.peer_faults = crash.peer.stats.faults;
-		}
+		crash.info.peer = &crash.peer.key;
+		crash.info.peer_faults = crash.peer.stats.faults;
+		crash.info.peer_uncharged = !crash.peer.charged;
+		if (!crash.peer.charged)
+			pr_warn_ratelimited("crash of %d (%s) not charged to its peer: peer table full of bans or no memory\n",
+					    task_tgid_nr(current),
+					    current->comm);
 	} else {
 		crash.info.source = crash.gain ? "user" : "unknown";
 	}

@@ -1402,6 +1402,46 @@ TEST_F(brute, v3_unix_peer_banned)
 }
 
 /*
+ * A peer table whose every entry is a ban (table_size 16, sixteen local
+ * users banned from a root service) counts no new peer: a seventeenth user
+ * crashes it unbanned (the backstop still bounds it), until a ban is
+ * lifted and makes room: then that user is banned at min_faults.
+ */
+TEST_F(brute, v3_peer_table_full_of_bans)
+{
+	struct outcome out;
+	struct run srv;
+	char uid[16];
+	int i;
+
+	ASSERT_EQ(0, sysctl_write("table_size", "16"));
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "1000"));
+	srv = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	for (i = 0; i < 16; i++) {
+		snprintf(uid, sizeof(uid), "%d", 4300 + i);
+		out = client(ARGV((char *)path_of("client"), "-u", uid, "-c",
+				  "6", "-r", "crash", "unix", UNIX_PATH));
+		EXPECT_EQ(5, out.crashed);
+		EXPECT_EQ(1, out.refused);
+	}
+	EXPECT_TRUE(peer_banned("uid:4300"));
+	EXPECT_TRUE(peer_banned("uid:4315"));
+	out = client(ARGV((char *)path_of("client"), "-u", "4316", "-c", "8",
+			  "-r", "crash", "unix", UNIX_PATH));
+	EXPECT_EQ(8, out.crashed);
+	EXPECT_EQ(0, out.refused);
+	EXPECT_FALSE(peer_banned("uid:4316"));
+	EXPECT_EQ(0, lift("peer uid:4300"));
+	out = client(ARGV((char *)path_of("client"), "-u", "4316", "-c", "8",
+			  "-r", "crash", "unix", UNIX_PATH));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_EQ(3, out.refused);
+	EXPECT_TRUE(peer_banned("uid:4316"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
  * A root service executes a handler per connection that drops its
  * privileges itself (inetd, Postfix, OpenSSH's privilege separation):
  * eight bad requests from another user get that user refused.  Root is
