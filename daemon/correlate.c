@@ -1380,6 +1380,21 @@ static void on_records_dropped(struct correlate *c, const struct brute_record *r
 		log_dropped(c, now_ms);
 }
 
+/*
+ * v3 "charged=no" on a crash of source=peer: counted in the hierarchy, not
+ * for its peer (the peer table full of bans, or no memory).  Said once.
+ */
+static void on_peer_uncharged(struct correlate *c, const struct brute_record *r)
+{
+	char who[PEER_TEXT_MAX], where[PEER_TEXT_MAX];
+
+	if (c->stats.uncharged++)
+		return;
+	log_warning("the kernel could not charge a crash of %s (hierarchy %llu) to %s at %s: the peer table is full of bans (table_size) or there was no memory; that peer cannot be banned until room is made, the backstop still applies (further ones are counted: SIGUSR1)",
+		    r->subj.exe, (unsigned long long)r->origin, peer_who(&r->peer, who, sizeof(who)),
+		    peer_endpoint(&r->peer, where, sizeof(where)));
+}
+
 /* v3 "charged=no": a crash the (user, target) table could not count. */
 static void on_uncharged(struct correlate *c, const struct brute_record *r)
 {
@@ -1492,7 +1507,9 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		return 0;
 	}
 
-	if (r->type == BRUTE_TYPE_CRASH && r->uncharged) {
+	if (r->type == BRUTE_TYPE_CRASH && r->uncharged && r->source == SOURCE_PEER)
+		on_peer_uncharged(c, r);	/* and a crash of its hierarchy, below */
+	else if (r->type == BRUTE_TYPE_CRASH && r->uncharged) {
 		on_uncharged(c, r);
 		return 0;
 	}

@@ -619,15 +619,16 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		need = BIT(F_HIERARCHY) | BIT(F_BOUNDARY) | SUBJ_REQUIRED;
 		break;
 	case BRUTE_TYPE_CRASH:
-		if (r->uncharged) {
+		if (r->uncharged && r->source != SOURCE_PEER) {
 			/* v3: a table charge that could not be made, without statistics */
 			need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | TARGET_FIELDS | SUBJ_REQUIRED;
 			break;
 		}
 		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_SIG) | BIT(F_FAULTS) |
 		       BIT(F_PERIOD_MS) | BIT(F_EMA_MS) | SUBJ_REQUIRED;
+		/* "charged=no" instead of peer_faults: the peer table had no room for it */
 		if (r->source == SOURCE_PEER)
-			need |= PEER_FIELDS | BIT(F_PEER_FAULTS);
+			need |= PEER_FIELDS | (r->uncharged ? 0 : BIT(F_PEER_FAULTS));
 		break;
 	case BRUTE_TYPE_ATTACK:
 		need = BIT(F_HIERARCHY) | BIT(F_ORIGIN) | BIT(F_ATTACK) | BIT(F_SPEED) |

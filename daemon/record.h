@@ -136,7 +136,7 @@ struct brute_record {
 	/* v3 */
 	int source;		/* 1712, 1713: SOURCE_*, 0 if absent */
 	int scope;		/* 1712 charge, 1713 exec, 1716, 1717: SCOPE_*, 0 if absent */
-	bool uncharged;		/* 1712 "charged=no": the (user, target) entry could not be charged */
+	bool uncharged;		/* 1712 "charged=no": the (user, target) or peer entry could not be charged */
 	bool has_attacker;	/* attacker_uid= present (with or without a target) */
 	bool has_owner;		/* 1711 setid/fcaps: owner_uid= present */
 	uint32_t owner_uid;

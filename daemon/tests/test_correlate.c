@@ -1284,6 +1284,68 @@ START_TEST(test_dropped_log_deadline)
 }
 END_TEST
 
+/*
+ * A crash the kernel could not charge to its peer (charged=no instead of
+ * peer_faults: a peer table full of bans) is still a crash of its
+ * hierarchy, and said once; a (user, target) charge that failed is not.
+ */
+START_TEST(test_peer_uncharged)
+{
+	struct correlate_config cfg;
+	struct correlate *corr;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+	const struct correlate_stats *st;
+	char *log;
+
+	correlate_config_defaults(&cfg);
+	corr = correlate_new(&cfg, collect_cb, &c);
+	st = correlate_get_stats(corr);
+	r->type = BRUTE_TYPE_CRASH;
+	r->hierarchy = 9;
+	r->origin = 9;
+	r->sig = 11;
+	r->faults = 1;
+	r->source = SOURCE_PEER;
+	r->uncharged = true;
+	r->peer.present = true;
+	r->peer.proto = PROTO_TCP;
+	strcpy(r->peer.addr, "198.51.100.9/32");
+	strcpy(r->peer.laddr, "0.0.0.0");
+	r->peer.lport = 25;
+	r->peer.netns = 1;
+	r->subj.present = true;
+	strcpy(r->subj.comm, "smtpd");
+	strcpy(r->subj.exe, "/usr/sbin/smtpd");
+	stderr_capture_begin();
+	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
+	r->faults = 2;
+	ck_assert_int_eq(correlate_record(corr, r, 1100), 0);
+	log = stderr_capture_end();
+	ck_assert_uint_eq(st->uncharged, 2);
+	ck_assert_uint_eq(st->hierarchies, 1);
+	ck_assert_msg(strstr(log, "could not charge a crash of /usr/sbin/smtpd (hierarchy 9) to ") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "198.51.100.9/32") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "the peer table is full of bans") != NULL, "%s", log);
+	ck_assert_msg(strstr(strstr(log, "full of bans") + 1, "full of bans") == NULL, "said twice: %s", log);
+	free(log);
+	/* the (user, target) form names no hierarchy of its own */
+	memset(r, 0, sizeof(*r));
+	r->type = BRUTE_TYPE_CRASH;
+	r->hierarchy = 10;
+	r->origin = 11;
+	r->uncharged = true;
+	r->has_target = true;
+	r->attacker_uid = 1002;
+	ck_assert_int_eq(correlate_record(corr, r, 1200), 0);
+	ck_assert_uint_eq(st->uncharged, 3);
+	ck_assert_uint_eq(st->hierarchies, 1);
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 /* A peer ban whose end is never seen is forgotten long after it; a new ban of the same key replaces it. */
 START_TEST(test_peer_ban_forgotten)
 {
@@ -1366,6 +1428,7 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_captured_v3);
 	tcase_add_test(tc, test_v3_peers);
 	tcase_add_test(tc, test_peer_ban_forgotten);
+	tcase_add_test(tc, test_peer_uncharged);
 	tcase_add_test(tc, test_dropped_log_deadline);
 	suite_add_tcase(s, tc);
 	return s;

@@ -905,6 +905,8 @@ START_TEST(test_v3_malformed)
 	};
 	const char *good =
 		"type=UNKNOWN[1719] msg=audit(1700000000.000:20): peer=fe80::/64 netns=9 transport=tcp laddr=fe80:: lport=22 reason=expired refused=0\n";
+	/* a crash the peer table had no room for: charged=no in place of peer_faults */
+	const char *uncharged = CRASH "peer=10.0.0.2/32 " TCP " charged=no" SUBJ "\n";
 	struct recs *rs = calloc(1, sizeof(*rs));
 	struct parser *p = parser_new(rec_cb, rs);
 	const struct parser_stats *st = parser_get_stats(p);
@@ -920,6 +922,13 @@ START_TEST(test_v3_malformed)
 	ck_assert_uint_eq(rs->r[1].serial, 20);
 	ck_assert_str_eq(rs->r[1].peer.laddr, "fe80::");
 	ck_assert_str_eq(rs->r[1].peer.addr, "fe80::/64");
+	ck_assert_int_eq(parser_feed(p, uncharged, strlen(uncharged)), 0);
+	ck_assert_uint_eq(rs->n, 3);
+	ck_assert(rs->r[2].uncharged && !rs->r[2].has_target);
+	ck_assert_int_eq(rs->r[2].source, SOURCE_PEER);
+	ck_assert_str_eq(rs->r[2].peer.addr, "10.0.0.2/32");
+	ck_assert_uint_eq(rs->r[2].peer.lport, 80);
+	ck_assert_uint_eq(st->malformed, ARRAY_SIZE(bad));
 	parser_free(p);
 	free(rs);
 #undef SUBJ
