@@ -94,6 +94,7 @@ struct entry {
 	uint64_t ino, faults, ema_ms, idle_ms, ban_left_s, denied;
 	bool has_attacks;  /* optional field: attacks detected on the entry */
 	uint64_t attacks;
+	const char *scope; /* optional field: "target", "overflow" or "any"; NULL if absent */
 	char *name;      /* decoded (may hold any byte but NUL) */
 	size_t name_len;
 	char *name_raw;  /* as the kernel wrote it (escaped) */
@@ -217,14 +218,17 @@ bad:
 
 enum field {
 	F_UID, F_DEV, F_INO, F_FAULTS, F_EMA, F_IDLE, F_BAN, F_DENIED, F_NAME,
-	F_ATTACKS, /* the optional ones from here */
+	F_ATTACKS, F_SCOPE, /* the optional ones from here */
 	N_FIELDS
 };
 #define N_REQUIRED F_ATTACKS
 static const char *const field_names[N_FIELDS] = {
 	"attacker_uid", "target_dev", "target_ino", "faults", "ema_ms", "idle_ms",
-	"ban_left_s", "denied", "target_name", "attacks",
+	"ban_left_s", "denied", "target_name", "attacks", "scope",
 };
+
+/* The scopes of a (user, target) entry (Brute.rst): static strings for struct entry. */
+static const char *const scopes[] = { "target", "overflow", "any" };
 
 /*
  * One line of the targets file (without its newline) into *e. Unknown keys are ignored
@@ -299,6 +303,13 @@ static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 			if (!parse_u64(val, UINT64_MAX, &e->attacks))
 				goto badval;
 			e->has_attacks = true;
+			break;
+		case F_SCOPE:
+			for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
+				if (!strcmp(val, scopes[i]))
+					e->scope = scopes[i];
+			if (!e->scope)
+				goto badval;
 			break;
 		case F_NAME:
 			e->name = decode_name(val, &e->name_len, &why);
@@ -752,6 +763,8 @@ static void list_json(const struct entry *v, size_t n, bool bans)
 		put_json_str(stdout, e->name_raw, strlen(e->name_raw));
 		if (e->has_attacks)
 			printf(",\"attacks\":%" PRIu64, e->attacks);
+		if (e->scope)
+			printf(",\"scope\":\"%s\"", e->scope);
 		printf(",\"faults\":%" PRIu64 ",\"ema_ms\":%" PRIu64 ",\"idle_ms\":%" PRIu64
 		       ",\"banned\":%s,\"ban_left_s\":%" PRIu64 ",\"denied\":%" PRIu64 "}",
 		       e->faults, e->ema_ms, e->idle_ms, e->ban_left_s ? "true" : "false",
@@ -816,8 +829,13 @@ static int list_table(const struct entry *v, size_t n, bool bans)
 
 		for (int c = 0; c < N_COLS; c++)
 			printf(col_right[c] ? "%*s  " : "%-*s  ", (int)width[c], r + c * cell);
+		if (row_entry[i]->scope == scopes[2]) {
+			/* the user's overflow entry of several targets: its ban is of every one */
+			printf("* (every privileged program)\n");
+			continue;
+		}
 		put_name_tty(stdout, row_entry[i]->name, row_entry[i]->name_len);
-		putchar('\n');
+		printf(row_entry[i]->scope == scopes[1] ? " (overflow entry)\n" : "\n");
 	}
 out:
 	free(cells);

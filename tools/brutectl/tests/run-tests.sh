@@ -195,6 +195,30 @@ assert json.load(sys.stdin)["entries"][0]["target_name"] == "x " * 13000' 2>"$tm
 		not_ok "list: a 64 KiB line" "exit $rc" "$(cat "$tmp/py")" "$errout"
 	fi
 
+	# The scope of an entry (v3): the user's overflow entry, of one target or of several.
+	cat >"$sec/brute/targets" <<'EOF'
+attacker_uid=1 target_dev=0:21 target_ino=5 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 denied=0 scope=target target_name=own
+attacker_uid=1 target_dev=0:21 target_ino=6 faults=2 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 denied=0 scope=overflow target_name=one
+attacker_uid=2 target_dev=0:0 target_ino=0 faults=0 attacks=1 ema_ms=1 idle_ms=1 ban_left_s=600 denied=4 scope=any target_name=*
+EOF
+	run list
+	if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '  own$' &&
+		printf '%s\n' "$out" | grep -q '  one (overflow entry)$' &&
+		printf '%s\n' "$out" | grep -q '^ *2 .*BANNED 10m00s .*  \* (every privileged program)$'; then
+		ok "list: an overflow entry and a ban of every privileged program say so"
+	else
+		not_ok "list: an overflow entry and a ban of every privileged program say so" "exit $rc" "$out" "$errout"
+	fi
+	run list --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)["entries"]
+assert [x.get("scope") for x in e] == ["target", "overflow", "any"], e' 2>"$tmp/py"; then
+		ok "list --json: scope"
+	else
+		not_ok "list --json: scope" "exit $rc" "$(cat "$tmp/py")" "$errout"
+	fi
+
 	# --- malformed lines: exit 1, the line number and why, nothing on stdout, no crash
 	good='attacker_uid=1000 target_dev=0:21 target_ino=1234 faults=5 ema_ms=120 idle_ms=5000 ban_left_s=895 denied=2 target_name=x'
 	while IFS='|' read -r why line; do
@@ -222,6 +246,7 @@ bad value for ban_left_s: '+3'|attacker_uid=1 target_dev=0:1 target_ino=1 faults
 duplicate field faults|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 faults=6 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 duplicate field attacks|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=1 attacks=1 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 bad value for attacks: 'x'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 attacks=x ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
+bad value for scope: 'all'|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 scope=all target_name=x
 expected key=value, got 'junk'|attacker_uid=1 junk target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 expected key=value, got '=5'|attacker_uid=1 =5 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=x
 bad escape in target_name|attacker_uid=1 target_dev=0:1 target_ino=1 faults=5 ema_ms=1 idle_ms=5000 ban_left_s=0 denied=2 target_name=a\9bc
