@@ -147,7 +147,7 @@ peer_checks() {
 	fi
 	x=$(journalctl -x -u brute-reportd MESSAGE_ID=$MID_PEER_BAN BRUTE_PEER="$2" --no-pager 2>&1)
 	if echo "$x" | grep -q "Subject: Peer $2 banned from a $6 endpoint for $pban_s s after 5 crashes" &&
-		echo "$x" | grep -q "/sys/kernel/security/brute/lift"; then
+		echo "$x" | grep -qF "brutectl lift --peer $2"; then
 		ok "$1: journalctl -x shows the catalog text of the peer banned entry"
 	else
 		bad "$1: journalctl -x shows the catalog text of the peer banned entry" "$(echo "$x" | tail -n 12)"

@@ -226,12 +226,17 @@ static void brute_peer_prefixes(u16 family, const struct brute_params *params,
 	}
 }
 
-/* Find or make the entry of @key; consumes *@new when it is used. */
+/*
+ * Find or make the entry of @key; consumes *@new when it is used.  Room is
+ * never made by pushing out @keep (the address's entry, when its prefix's
+ * is made): the address counts before its prefix.
+ */
 static struct brute_entry *brute_peers_get(struct brute_table *peers,
 					   const struct brute_peer_key *key,
 					   struct brute_peer_entry **new,
 					   u64 now, u64 forget_ns,
-					   const struct brute_params *params)
+					   const struct brute_params *params,
+					   const struct brute_entry *keep)
 {
 	const u32 bucket = brute_peer_bucket(key);
 	struct brute_entry *entry;
@@ -245,7 +250,8 @@ static struct brute_entry *brute_peers_get(struct brute_table *peers,
 	}
 	if (!*new)
 		return NULL;
-	if (peers->count >= params->table_size && !brute_table_evict(peers))
+	if (peers->count >= params->table_size &&
+	    !brute_table_evict(peers, keep))
 		return NULL;
 	entry = &(*new)->entry;
 	(*new)->key = *key;
@@ -300,7 +306,7 @@ void brute_peers_charge(struct brute_table *peers,
 
 	spin_lock(&peers->lock);
 	entry = brute_peers_get(peers, &charge->key, &new, now, forget_ns,
-				params);
+				params, NULL);
 	if (!entry)
 		goto out;
 	charge->charged = true;
@@ -321,7 +327,7 @@ void brute_peers_charge(struct brute_table *peers,
 	if (!enclosing)
 		goto out;
 	entry = brute_peers_get(peers, &charge->prefix, &new_prefix, now,
-				forget_ns, params);
+				forget_ns, params, entry);
 	if (!entry)
 		goto out;
 	brute_stats_update(&entry->stats, now, params);
@@ -734,7 +740,9 @@ static void test_peers_capacity(struct kunit *test)
 
 /*
  * A table full of bans counts no new peer, and says so: the charge is not
- * counted, but names the peer and the endpoint it could not count.
+ * counted, but names the peer and the endpoint it could not count.  On the
+ * way there, with one free entry left, a new address is counted and banned
+ * (its prefix's entry does not push it out).
  */
 static void test_peers_full_of_bans(struct kunit *test)
 {

@@ -154,18 +154,20 @@ static bool brute_table_may_forget(struct brute_table *table,
 /**
  * brute_table_evict() - Make room for one entry
  * @table: The table, locked.
+ * @keep: An entry that must stay (the one just charged), or NULL.
  *
  * The least recently charged entry that has no ban (and that the table
- * lets go) goes.  A ban is never evicted.
+ * lets go) goes, never @keep.  A ban is never evicted.
  *
  * Return: True if an entry went.
  */
-bool brute_table_evict(struct brute_table *table)
+bool brute_table_evict(struct brute_table *table,
+		       const struct brute_entry *keep)
 {
 	struct brute_entry *entry;
 
 	list_for_each_entry(entry, &table->lru, lru) {
-		if (brute_table_may_forget(table, entry)) {
+		if (entry != keep && brute_table_may_forget(table, entry)) {
 			brute_table_unlink(table, entry);
 			kfree_rcu(entry, rcu);
 			return true;
