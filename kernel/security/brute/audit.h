@@ -35,8 +35,9 @@ struct brute_target_key;
  * @peer: The peer's entry (its enclosing prefix's for an escalation), or
  *        NULL.
  * @peer_faults: With @peer, the faults counted for it.
- * @peer_uncharged: With @peer, the crash could not be counted for it (a peer
- *                  table full of bans, or no memory).
+ * @peer_uncharged: With @peer, the crash could not be counted for it (its
+ *                  endpoint's share of the peer table, or the whole table,
+ *                  full of bans, or no memory).
  * @stats: The statistics after the update.
  * @period_ns: The period this crash added.
  */

@@ -37,8 +37,8 @@ static int brute_fs_stats_show(struct seq_file *m, void *v)
 		   brute_hierarchy_count(),
 		   READ_ONCE(brute_targets.table.count),
 		   atomic_read(&brute_targets.table.banned),
-		   READ_ONCE(brute_peers.count),
-		   atomic_read(&brute_peers.banned), brute_audit_dropped());
+		   brute_peers_count(&brute_peers),
+		   atomic_read(&brute_peers.table.banned), brute_audit_dropped());
 	return 0;
 }
 

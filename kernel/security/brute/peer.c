@@ -17,11 +17,14 @@
  * (escalate_prefix_v4 and _v6, /24 and /48): escalate_faults crashes from
  * its addresses, however they are spread, ban the whole prefix.
  *
- * The table is bounded (table_size entries, the least recently charged
- * entry without a ban makes room).  An attacker with many addresses can
- * push out other peers' counts, never a ban; whatever they do, the
- * backstop on the attacked hierarchy (task.c) bounds the crashes one
- * memory image takes.
+ * The table is bounded (table_size entries) and each endpoint has a share
+ * of it (brute_peers_share()): beyond its share, the endpoint's least
+ * recently charged entry without a ban makes room; in a full table, any
+ * endpoint's.  So an attack on one endpoint pushes out counts (never a
+ * ban) of its own peers only, and fills with bans only its own share: the
+ * table is full of bans only when four endpoints' shares are.  Whatever
+ * an attacker does, the backstop on the attacked hierarchy (task.c)
+ * bounds the crashes one memory image takes.
  */
 
 #include <linux/in.h>
@@ -44,18 +47,21 @@
 /**
  * struct brute_peer_entry - The crash statistics of a peer at an endpoint
  * @entry: Statistics and ban; first, see struct brute_entry.
- * @key: The endpoint and the peer (or its enclosing prefix).
+ * @key: The endpoint and the peer (or its enclosing prefix); for an
+ *       endpoint entry, the endpoint alone (peer family AF_UNSPEC).
+ * @entries: An endpoint entry's count of its peers' entries.
  */
 struct brute_peer_entry {
 	struct brute_entry entry;
 	struct brute_peer_key key;
+	unsigned int entries;
 };
 
 static void brute_peers_gc_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(brute_peers_gc_dwork, brute_peers_gc_work);
 
 /* The table of the running system. */
-struct brute_table brute_peers;
+struct brute_peers brute_peers;
 
 DEFINE_STATIC_KEY_FALSE(brute_peer_bans);
 static DEFINE_MUTEX(brute_peer_bans_mutex);
@@ -70,14 +76,14 @@ static DEFINE_MUTEX(brute_peer_bans_mutex);
  *
  * Context: Task context: may sleep.
  */
-static void brute_peers_sync(struct brute_table *peers)
+static void brute_peers_sync(struct brute_peers *peers)
 {
 	bool banned;
 
 	if (peers != &brute_peers)
 		return;
 	mutex_lock(&brute_peer_bans_mutex);
-	banned = brute_table_banned(peers);
+	banned = brute_table_banned(&peers->table);
 	if (banned && !static_key_enabled(&brute_peer_bans))
 		static_branch_enable(&brute_peer_bans);
 	else if (!banned && static_key_enabled(&brute_peer_bans))
@@ -117,10 +123,87 @@ static void brute_peer_release(struct brute_entry *entry,
 			       atomic_read(&entry->denied));
 }
 
+static bool brute_peer_key_endpoint(const struct brute_peer_key *key)
+{
+	return key->peer.family == AF_UNSPEC;
+}
+
+/* The key of an endpoint's own entry. */
+static void brute_endpoint_key_set(struct brute_peer_key *key,
+				   const struct brute_endpoint *endpoint)
+{
+	memset(key, 0, sizeof(*key));
+	key->endpoint = *endpoint;
+}
+
+static struct brute_peer_entry *
+brute_peers_lookup(struct brute_peers *peers, const struct brute_peer_key *key)
+{
+	struct brute_entry *entry;
+
+	entry = brute_table_lookup(&peers->table, brute_peer_bucket(key), key);
+	return entry ? brute_peer_entry(entry) : NULL;
+}
+
+/* An endpoint entry stays while its endpoint has entries: it counts them. */
+static bool brute_peer_forget(struct brute_entry *entry)
+{
+	return !brute_peer_entry(entry)->entries;
+}
+
+static void brute_peer_detach(struct brute_table *table,
+			      struct brute_entry *entry)
+{
+	struct brute_peers *const peers =
+		container_of(table, struct brute_peers, table);
+	const struct brute_peer_entry *const peer = brute_peer_entry(entry);
+	struct brute_peer_entry *endpoint;
+	struct brute_peer_key key;
+
+	if (brute_peer_key_endpoint(&peer->key)) {
+		peers->endpoints--;
+		return;
+	}
+	/* Gone first when the whole table is flushed. */
+	brute_endpoint_key_set(&key, &peer->key.endpoint);
+	endpoint = brute_peers_lookup(peers, &key);
+	if (endpoint && !WARN_ON_ONCE(!endpoint->entries))
+		endpoint->entries--;
+}
+
 static const struct brute_table_ops brute_peer_ops = {
 	.match = brute_peer_match,
 	.release = brute_peer_release,
+	.forget = brute_peer_forget,
+	.detach = brute_peer_detach,
 };
+
+/**
+ * brute_peers_share() - Tell how many entries an endpoint may have
+ * @params: Detection parameters.
+ *
+ * Return: A quarter of table_size.
+ */
+unsigned int brute_peers_share(const struct brute_params *params)
+{
+	return max(params->table_size / 4, 2U);
+}
+
+/**
+ * brute_peers_count() - Count the entries of peers in a peer table
+ * @peers: The table.
+ *
+ * Return: The number of its entries, but for those of endpoints.
+ */
+unsigned int brute_peers_count(struct brute_peers *peers)
+{
+	unsigned int count;
+
+	spin_lock(&peers->table.lock);
+	count = peers->table.count - peers->endpoints;
+	spin_unlock(&peers->table.lock);
+	return count;
+}
 
 static void brute_mask_v4(__be32 *addr, u16 prefix)
 {
@@ -227,38 +310,119 @@ static void brute_peer_prefixes(u16 family, const struct brute_params *params,
 }
 
 /*
- * Find or make the entry of @key; consumes *@new when it is used.  Room is
- * never made by pushing out @keep (the address's entry, when its prefix's
- * is made): the address counts before its prefix.
+ * What may make room for a new entry: not @keep, the entries the charge
+ * stands on; with @endpoint, only that endpoint's entries of peers; with
+ * @endpoints, only endpoint entries (those without entries of peers);
+ * else any entry of a peer.
  */
-static struct brute_entry *brute_peers_get(struct brute_table *peers,
+struct brute_peers_room {
+	const struct brute_entry *keep[2];
+	const struct brute_endpoint *endpoint;
+	bool endpoints;
+};
+
+static bool brute_peers_may_evict(const struct brute_entry *entry,
+				  const void *arg)
+{
+	const struct brute_peers_room *const room = arg;
+	const struct brute_peer_entry *const peer =
+		container_of(entry, struct brute_peer_entry, entry);
+
+	if (entry == room->keep[0] || entry == room->keep[1])
+		return false;
+	if (brute_peer_key_endpoint(&peer->key))
+		return room->endpoints;
+	return !room->endpoints &&
+	       (!room->endpoint ||
+		!memcmp(&peer->key.endpoint, room->endpoint,
+			sizeof(*room->endpoint)));
+}
+
+/* A new entry for @key; consumes *@new. */
+static struct brute_peer_entry *
+brute_peers_insert(struct brute_peers *peers, const struct brute_peer_key *key,
+		   struct brute_peer_entry **new, u64 now)
+{
+	struct brute_peer_entry *peer = *new;
+
+	*new = NULL;
+	peer->key = *key;
+	brute_stats_reset(&peer->entry.stats, now);
+	brute_table_insert(&peers->table, &peer->entry, brute_peer_bucket(key));
+	return peer;
+}
+
+/* Find or make the entry of @endpoint; consumes *@new when it is used. */
+static struct brute_peer_entry *
+brute_peers_endpoint(struct brute_peers *peers,
+		     const struct brute_endpoint *endpoint,
+		     struct brute_peer_entry **new, u64 now,
+		     const struct brute_params *params)
+{
+	const struct brute_peers_room room = { .endpoints = true };
+	struct brute_peer_entry *peer;
+	struct brute_peer_key key;
+
+	brute_endpoint_key_set(&key, endpoint);
+	peer = brute_peers_lookup(peers, &key);
+	if (peer)
+		return peer;
+	if (!*new)
+		return NULL;
+	if (peers->endpoints >= params->table_size &&
+	    !brute_table_evict(&peers->table, brute_peers_may_evict, &room))
+		return NULL;
+	peers->endpoints++;
+	return brute_peers_insert(peers, &key, new, now);
+}
+
+/*
+ * Find or make the entry of @key at @endpoint (its endpoint entry);
+ * consumes *@new when it is used.  Room is made within the endpoint's
+ * share when it is full, else within the table's table_size entries of
+ * peers, and never by pushing out @keep (the address's entry, when its
+ * prefix's is made): the address counts before its prefix.
+ */
+static struct brute_entry *brute_peers_get(struct brute_peers *peers,
+					   struct brute_peer_entry *endpoint,
 					   const struct brute_peer_key *key,
 					   struct brute_peer_entry **new,
 					   u64 now, u64 forget_ns,
 					   const struct brute_params *params,
 					   const struct brute_entry *keep)
 {
-	const u32 bucket = brute_peer_bucket(key);
+	struct brute_peers_room room = {
+		.keep = { keep, &endpoint->entry },
+	};
 	struct brute_entry *entry;
 
-	entry = brute_table_lookup(peers, bucket, key);
+	entry = brute_table_lookup(&peers->table, brute_peer_bucket(key), key);
 	if (entry) {
-		brute_table_touch(peers, entry);
+		brute_table_touch(&peers->table, entry);
 		if (!entry->ban_until_ns)
 			brute_stats_forget(&entry->stats, now, forget_ns);
 		return entry;
 	}
 	if (!*new)
 		return NULL;
-	if (peers->count >= params->table_size &&
-	    !brute_table_evict(peers, keep))
+	if (endpoint->entries >= brute_peers_share(params)) {
+		room.endpoint = &key->endpoint;
+		if (!brute_table_evict(&peers->table, brute_peers_may_evict,
+				       &room))
+			return NULL;
+	} else if (peers->table.count - peers->endpoints >= params->table_size &&
+		   !brute_table_evict(&peers->table, brute_peers_may_evict,
+				      &room)) {
 		return NULL;
-	entry = &(*new)->entry;
-	(*new)->key = *key;
-	*new = NULL;
-	brute_stats_reset(&entry->stats, now);
-	brute_table_insert(peers, entry, bucket);
-	return entry;
+	}
+	endpoint->entries++;
+	return &brute_peers_insert(peers, key, new, now)->entry;
+}
+
+static struct brute_peer_entry *brute_peer_alloc(void)
+{
+	return kmem_cache_zalloc(brute_peer_cache,
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 /**
@@ -274,18 +438,22 @@ static struct brute_entry *brute_peers_get(struct brute_table *peers,
  * (min_faults fast crashes, or max_faults); its enclosing prefix gives one
  * at escalate_faults fast crashes.  A verdict restarts the statistics of
  * its entry, so that an attack that goes on (input already queued when the
- * ban came) is detected, and the ban extended, again.
+ * ban came) is detected, and the ban extended, again.  The crash is not
+ * counted when the endpoint's share holds only bans, or the whole table
+ * does.
  *
  * Context: Task context: may sleep.
  */
-void brute_peers_charge(struct brute_table *peers,
+void brute_peers_charge(struct brute_peers *peers,
 			const struct brute_input *input, u64 now, u64 ban_ns,
 			const struct brute_params *params,
 			struct brute_peer_charge *charge)
 {
 	const u64 forget_ns = (u64)params->forget_time_s * NSEC_PER_SEC;
-	struct brute_peer_entry *new, *new_prefix = NULL;
+	struct brute_peer_entry *new, *new_prefix = NULL, *new_endpoint;
 	struct brute_params prefix_params = *params;
+	struct brute_table *const table = &peers->table;
+	struct brute_peer_entry *endpoint;
 	struct brute_entry *entry;
 	u16 prefix, enclosing;
 
@@ -297,18 +465,20 @@ void brute_peers_charge(struct brute_table *peers,
 		brute_peer_key_set(&charge->prefix, &input->endpoint,
 				   &input->peer, enclosing);
 
-	new = kmem_cache_zalloc(brute_peer_cache,
-				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	new = brute_peer_alloc();
+	new_endpoint = brute_peer_alloc();
 	if (enclosing)
-		new_prefix = kmem_cache_zalloc(brute_peer_cache,
-					       GFP_KERNEL_ACCOUNT |
-					       __GFP_NOWARN);
+		new_prefix = brute_peer_alloc();
 
-	spin_lock(&peers->lock);
-	entry = brute_peers_get(peers, &charge->key, &new, now, forget_ns,
-				params, NULL);
-	if (!entry)
+	spin_lock(&table->lock);
+	endpoint = brute_peers_endpoint(peers, &input->endpoint, &new_endpoint,
+					now, params);
+	if (!endpoint)
 		goto out;
+	entry = brute_peers_get(peers, endpoint, &charge->key, &new, now,
+				forget_ns, params, NULL);
+	if (!entry)
+		goto touch;
 	charge->charged = true;
 	charge->period_ns = brute_stats_update(&entry->stats, now, params);
 	charge->stats = entry->stats;
@@ -317,19 +487,19 @@ void brute_peers_charge(struct brute_table *peers,
 		brute_stats_reset(&entry->stats, now);
 		entry->attacks++;
 		if (ban_ns) {
-			brute_table_ban(peers, entry, now, ban_ns);
+			brute_table_ban(table, entry, now, ban_ns);
 			charge->banned = true;
 		}
 	}
 	if (!charge->banned)
-		brute_table_due(peers, now, now + forget_ns);
+		brute_table_due(table, now, now + forget_ns);
 
 	if (!enclosing)
-		goto out;
-	entry = brute_peers_get(peers, &charge->prefix, &new_prefix, now,
-				forget_ns, params, entry);
+		goto touch;
+	entry = brute_peers_get(peers, endpoint, &charge->prefix, &new_prefix,
+				now, forget_ns, params, entry);
 	if (!entry)
-		goto out;
+		goto touch;
 	brute_stats_update(&entry->stats, now, params);
 	charge->prefix_faults = entry->stats.faults;
 	prefix_params.min_faults = params->escalate_faults;
@@ -339,21 +509,30 @@ void brute_peers_charge(struct brute_table *peers,
 		brute_stats_reset(&entry->stats, now);
 		entry->attacks++;
 		if (ban_ns) {
-			brute_table_ban(peers, entry, now, ban_ns);
+			brute_table_ban(table, entry, now, ban_ns);
 			charge->escalated = true;
 		}
 	}
 	if (!charge->escalated)
-		brute_table_due(peers, now, now + forget_ns);
+		brute_table_due(table, now, now + forget_ns);
+touch:
+	/*
+	 * The endpoint's entry follows its peers' in the list: the collector
+	 * forgets it with the last of them, not a period later.
+	 */
+	endpoint->entry.stats.last_ns = now;
+	brute_table_touch(table, &endpoint->entry);
+	brute_table_due(table, now, now + forget_ns);
 out:
-	spin_unlock(&peers->lock);
+	spin_unlock(&table->lock);
 	kfree(new);
 	kfree(new_prefix);
+	kfree(new_endpoint);
 	if (charge->banned || charge->escalated)
 		brute_peers_sync(peers);
 }
 
-static bool brute_peers_banned(struct brute_table *peers,
+static bool brute_peers_banned(struct brute_peers *peers,
 			       const struct brute_endpoint *endpoint,
 			       const struct brute_peer *peer, u16 prefix,
 			       u64 now)
@@ -362,7 +541,8 @@ static bool brute_peers_banned(struct brute_table *peers,
 	struct brute_entry *entry;
 
 	brute_peer_key_set(&key, endpoint, peer, prefix);
-	entry = brute_table_lookup(peers, brute_peer_bucket(&key), &key);
+	entry = brute_table_lookup(&peers->table, brute_peer_bucket(&key),
+				   &key);
 	if (!entry || !brute_entry_banned(entry, now))
 		return false;
 	atomic_inc(&entry->denied);
@@ -382,7 +562,7 @@ static bool brute_peers_banned(struct brute_table *peers,
  * Return: True if a ban in force on the peer, or on its enclosing prefix,
  * refuses it.
  */
-bool brute_peers_refused(struct brute_table *peers,
+bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now)
 {
@@ -390,7 +570,7 @@ bool brute_peers_refused(struct brute_table *peers,
 	u16 prefix, enclosing;
 	bool refused;
 
-	if (!brute_table_banned(peers))
+	if (!brute_table_banned(&peers->table))
 		return false;
 	brute_params_get(&params);
 	brute_peer_prefixes(peer->family, &params, &prefix, &enclosing);
@@ -439,11 +619,11 @@ static bool brute_peers_pick(const struct brute_entry *entry,
  * Return: The number of bans lifted, or -ENOENT if there was none (never
  * with @flush).
  */
-int brute_peers_lift(struct brute_table *peers, const struct brute_peer *peer,
+int brute_peers_lift(struct brute_peers *peers, const struct brute_peer *peer,
 		     bool flush)
 {
-	int ret = brute_table_lift(peers, peer ? brute_peers_pick : NULL, peer,
-				   flush);
+	int ret = brute_table_lift(&peers->table,
+				   peer ? brute_peers_pick : NULL, peer, flush);
 
 	brute_peers_sync(peers);
 	return ret;
@@ -455,18 +635,20 @@ int brute_peers_lift(struct brute_table *peers, const struct brute_peer *peer,
  * @m: Where to print: one line per entry, least recently charged first.
  * @now: The current time, from ktime_get_ns().
  */
-void brute_peers_show(struct brute_table *peers, struct seq_file *m, u64 now)
+void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now)
 {
 	const struct brute_entry *entry;
 
-	spin_lock(&peers->lock);
-	list_for_each_entry(entry, &peers->lru, lru) {
+	spin_lock(&peers->table.lock);
+	list_for_each_entry(entry, &peers->table.lru, lru) {
 		const struct brute_peer_entry *peer =
 			container_of(entry, struct brute_peer_entry, entry);
 		const u64 until = entry->ban_until_ns;
 
 		char key[BRUTE_PEER_KEY_LEN];
 
+		if (brute_peer_key_endpoint(&peer->key))
+			continue;
 		brute_peer_key_format(key, sizeof(key), &peer->key);
 		seq_puts(m, key);
 		seq_printf(m,
@@ -480,7 +662,7 @@ void brute_peers_show(struct brute_table *peers, struct seq_file *m, u64 now)
 					   NSEC_PER_SEC) : 0,
 			   atomic_read(&entry->denied));
 	}
-	spin_unlock(&peers->lock);
+	spin_unlock(&peers->table.lock);
 }
 
 static void brute_peers_gc_work(struct work_struct *work)
@@ -488,7 +670,7 @@ static void brute_peers_gc_work(struct work_struct *work)
 	struct brute_params params;
 
 	brute_params_get(&params);
-	brute_table_gc(&brute_peers, ktime_get_ns(),
+	brute_table_gc(&brute_peers.table, ktime_get_ns(),
 		       (u64)params.forget_time_s * NSEC_PER_SEC);
 	brute_peers_sync(&brute_peers);
 }
@@ -498,9 +680,10 @@ static void brute_peers_gc_work(struct work_struct *work)
  * @peers: The table.
  * @gc: The delayed work that runs its collector, or NULL.
  */
-void brute_peers_init(struct brute_table *peers, struct delayed_work *gc)
+void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc)
 {
-	brute_table_init(peers, gc, &brute_peer_ops);
+	brute_table_init(&peers->table, gc, &brute_peer_ops);
+	peers->endpoints = 0;
 }
 
 /**
@@ -567,7 +750,7 @@ static struct brute_input test_input_v4(u16 port, u32 addr)
 
 static int test_peers_init(struct kunit *test)
 {
-	struct brute_table *peers;
+	struct brute_peers *peers;
 
 	brute_kunit_require(test);
 	peers = kunit_kzalloc(test, sizeof(*peers), GFP_KERNEL);
@@ -580,16 +763,17 @@ static int test_peers_init(struct kunit *test)
 
 static void test_peers_exit(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 
 	if (!peers)
 		return;
-	brute_table_destroy(peers);
-	KUNIT_EXPECT_EQ(test, 0, peers->count);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->banned));
+	brute_table_destroy(&peers->table);
+	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
+	KUNIT_EXPECT_EQ(test, 0, peers->endpoints);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->table.banned));
 }
 
-static struct brute_peer_charge test_peer_charge(struct brute_table *peers,
+static struct brute_peer_charge test_peer_charge(struct brute_peers *peers,
 						 const struct brute_input *in,
 						 u64 *now, int count)
 {
@@ -606,7 +790,7 @@ static struct brute_peer_charge test_peer_charge(struct brute_table *peers,
 /* Five crashes from one address ban it at that endpoint, nowhere else. */
 static void test_peers_ban(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	const struct brute_input in = test_input_v4(7777, 0x0a000205);
 	const struct brute_input other = test_input_v4(7777, 0x0a000206);
 	const struct brute_endpoint elsewhere = test_endpoint(22);
@@ -642,7 +826,7 @@ static void test_peers_ban(struct kunit *test)
  */
 static void test_peers_escalate(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	const struct brute_input far = test_input_v4(7777, 0x0a0003c8);
 	struct brute_peer_charge charge = {};
 	u64 now = 0;
@@ -672,7 +856,7 @@ static void test_peers_escalate(struct kunit *test)
 /* An IPv6 peer is its /64; a Unix peer is its user. */
 static void test_peers_v6_and_unix(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	struct brute_input a, b, u;
 	struct brute_peer_charge charge;
 	u64 now = 0;
@@ -714,10 +898,10 @@ static void test_peers_v6_and_unix(struct kunit *test)
 						     &u.peer, now));
 }
 
-/* A full table lets the coldest count go, never a ban. */
+/* A full share lets the endpoint's coldest count go, never a ban. */
 static void test_peers_capacity(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	const struct brute_input banned = test_input_v4(7777, 0x0a000105);
 	struct brute_peer_charge charge;
 	u64 now = 0;
@@ -732,28 +916,33 @@ static void test_peers_capacity(struct kunit *test)
 
 		charge = test_peer_charge(peers, &in, &now, 1);
 		KUNIT_EXPECT_TRUE(test, charge.charged);
-		KUNIT_EXPECT_LE(test, peers->count, 16);
+		KUNIT_EXPECT_LE(test, brute_peers_count(peers), 16);
 	}
 	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &banned.endpoint,
 						    &banned.peer, now));
 }
 
 /*
- * A table full of bans counts no new peer, and says so: the charge is not
- * counted, but names the peer and the endpoint it could not count.  On the
- * way there, with one free entry left, a new address is counted and banned
- * (its prefix's entry does not push it out).
+ * Each endpoint has a share of the table (4 of 16 entries): a share full
+ * of bans counts no new peer of that endpoint, and says so (the charge
+ * names the peer and the endpoint it could not count), while another
+ * endpoint still counts and bans its peers.  On the way there, within the
+ * share, the endpoint's coldest count makes room, and the fourth address
+ * is counted and banned though its prefix finds no room (it does not push
+ * the address out).
  */
-static void test_peers_full_of_bans(struct kunit *test)
+static void test_peers_share(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	const struct brute_input late = test_input_v4(7777, 0x0c000001);
+	const struct brute_input other = test_input_v4(22, 0x0c000001);
 	struct brute_peer_charge charge;
 	char line[BRUTE_PEER_KEY_LEN];
 	u64 now = 0;
 	u32 i;
 
-	for (i = 0; i < 16; i++) {
+	KUNIT_EXPECT_EQ(test, 4, brute_peers_share(&peer_params));
+	for (i = 0; i < 4; i++) {
 		/* Each in a /24 of its own, whose entry is not banned. */
 		const struct brute_input in = test_input_v4(7777,
 							    0x0b000001 + (i << 8));
@@ -761,8 +950,8 @@ static void test_peers_full_of_bans(struct kunit *test)
 		charge = test_peer_charge(peers, &in, &now, 5);
 		KUNIT_EXPECT_TRUE(test, charge.banned);
 	}
-	KUNIT_EXPECT_EQ(test, 16, atomic_read(&peers->banned));
-	KUNIT_EXPECT_EQ(test, 16, peers->count);
+	KUNIT_EXPECT_EQ(test, 4, atomic_read(&peers->table.banned));
+	KUNIT_EXPECT_EQ(test, 4, brute_peers_count(peers));
 	charge = test_peer_charge(peers, &late, &now, 1);
 	KUNIT_EXPECT_FALSE(test, charge.charged);
 	KUNIT_EXPECT_FALSE(test, charge.banned);
@@ -770,13 +959,50 @@ static void test_peers_full_of_bans(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=12.0.0.1/32 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
 			   line);
-	KUNIT_EXPECT_EQ(test, 16, atomic_read(&peers->banned));
+	charge = test_peer_charge(peers, &other, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_EQ(test, 5, atomic_read(&peers->table.banned));
+	KUNIT_EXPECT_EQ(test, 2, peers->endpoints);
+}
+
+/*
+ * A table full of bans counts no new peer: it takes four endpoints whose
+ * shares are full of bans.  Lifting a ban makes room.
+ */
+static void test_peers_full_of_bans(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	const struct brute_input late = test_input_v4(9999, 0x0d000001);
+	struct brute_peer_charge charge;
+	struct brute_peer lift = {};
+	u32 i;
+	u64 now = 0;
+
+	for (i = 0; i < 16; i++) {
+		const struct brute_input in =
+			test_input_v4(1000 + i / 4, 0x0b000001 + (i << 8));
+
+		charge = test_peer_charge(peers, &in, &now, 5);
+		KUNIT_EXPECT_TRUE(test, charge.banned);
+	}
+	KUNIT_EXPECT_EQ(test, 16, atomic_read(&peers->table.banned));
+	KUNIT_EXPECT_EQ(test, 16, brute_peers_count(peers));
+	charge = test_peer_charge(peers, &late, &now, 1);
+	KUNIT_EXPECT_FALSE(test, charge.charged);
+	lift.family = AF_INET;
+	lift.prefix = 32;
+	lift.addr.v4 = htonl(0x0b000001);
+	KUNIT_EXPECT_EQ(test, 1, brute_peers_lift(peers, &lift, false));
+	charge = test_peer_charge(peers, &late, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_LE(test, brute_peers_count(peers), 16);
+	KUNIT_EXPECT_LE(test, peers->endpoints, 16);
 }
 
 /* Lifting an address lifts the bans that refuse it, on every endpoint. */
 static void test_peers_lift(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	struct brute_input a = test_input_v4(7777, 0x0a000205);
 	struct brute_input b = test_input_v4(22, 0x0a000205);
 	struct brute_input c = test_input_v4(7777, 0x0c000001);
@@ -787,7 +1013,7 @@ static void test_peers_lift(struct kunit *test)
 	test_peer_charge(peers, &a, &now, 5);
 	test_peer_charge(peers, &b, &now, 5);
 	test_peer_charge(peers, &c, &now, 5);
-	KUNIT_EXPECT_EQ(test, 3, atomic_read(&peers->banned));
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&peers->table.banned));
 
 	lift.family = AF_INET;
 	lift.prefix = 32;
@@ -812,30 +1038,32 @@ static void test_peers_lift(struct kunit *test)
 						     &a.peer, now));
 
 	KUNIT_EXPECT_EQ(test, 1, brute_peers_lift(peers, NULL, false));
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->banned));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->table.banned));
 	brute_peers_lift(peers, NULL, true);
-	KUNIT_EXPECT_EQ(test, 0, peers->count);
+	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
 }
 
 /* Quiet entries are forgotten; the collector says when it is due. */
 static void test_peers_forget(struct kunit *test)
 {
-	struct brute_table *peers = test->priv;
+	struct brute_peers *peers = test->priv;
 	const struct brute_input in = test_input_v4(7777, 0x0a000205);
 	struct brute_peer_charge charge;
 	u64 now = 0;
 
 	charge = test_peer_charge(peers, &in, &now, 3);
-	KUNIT_EXPECT_EQ(test, 2, peers->count);
+	KUNIT_EXPECT_EQ(test, 2, brute_peers_count(peers));
 	KUNIT_EXPECT_EQ(test, now + 3600 * NSEC_PER_SEC,
-			brute_table_gc(peers, now + MS, 3600 * NSEC_PER_SEC));
+			brute_table_gc(&peers->table, now + MS, 3600 * NSEC_PER_SEC));
 	/* A quiet hour: the next crash starts a new count. */
 	now += 3600 * NSEC_PER_SEC;
 	charge = test_peer_charge(peers, &in, &now, 1);
 	KUNIT_EXPECT_EQ(test, 1, charge.stats.faults);
-	KUNIT_EXPECT_EQ(test, 0, brute_table_gc(peers, now + 3600 * NSEC_PER_SEC,
+	KUNIT_EXPECT_EQ(test, 0, brute_table_gc(&peers->table,
+						now + 3600 * NSEC_PER_SEC,
 						3600 * NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, 0, peers->count);
+	/* The endpoint's entry went with its last peer's. */
+	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
 }
 
 static struct kunit_case test_peers_cases[] = {
@@ -843,6 +1071,7 @@ static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_escalate),
 	KUNIT_CASE(test_peers_v6_and_unix),
 	KUNIT_CASE(test_peers_capacity),
+	KUNIT_CASE(test_peers_share),
 	KUNIT_CASE(test_peers_full_of_bans),
 	KUNIT_CASE(test_peers_lift),
 	KUNIT_CASE(test_peers_forget),

@@ -112,7 +112,18 @@ struct brute_peer_charge {
 /* Room for what brute_peer_key_format() writes. */
 #define BRUTE_PEER_KEY_LEN 192
 
-extern struct brute_table brute_peers;
+/**
+ * struct brute_peers - The peer table
+ * @table: Its entries: those of peers at endpoints, and one per endpoint
+ *         that counts them (its key's peer family is AF_UNSPEC).
+ * @endpoints: The number of endpoint entries in @table.
+ */
+struct brute_peers {
+	struct brute_table table;
+	unsigned int endpoints;
+};
+
+extern struct brute_peers brute_peers;
 
 /*
  * Enabled while the peer table of the running system holds a ban: the
@@ -121,17 +132,19 @@ extern struct brute_table brute_peers;
  */
 DECLARE_STATIC_KEY_FALSE(brute_peer_bans);
 
-void brute_peers_init(struct brute_table *peers, struct delayed_work *gc);
-void brute_peers_charge(struct brute_table *peers,
+void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc);
+unsigned int brute_peers_share(const struct brute_params *params);
+unsigned int brute_peers_count(struct brute_peers *peers);
+void brute_peers_charge(struct brute_peers *peers,
 			const struct brute_input *input, u64 now, u64 ban_ns,
 			const struct brute_params *params,
 			struct brute_peer_charge *charge);
-bool brute_peers_refused(struct brute_table *peers,
+bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now);
-int brute_peers_lift(struct brute_table *peers,
+int brute_peers_lift(struct brute_peers *peers,
 		     const struct brute_peer *peer, bool flush);
-void brute_peers_show(struct brute_table *peers, struct seq_file *m, u64 now);
+void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now);
 void brute_peer_key_format(char *buf, size_t len,
 			   const struct brute_peer_key *key);
 void brute_peer_key_set(struct brute_peer_key *key,

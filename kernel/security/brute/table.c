@@ -154,20 +154,25 @@ static bool brute_table_may_forget(struct brute_table *table,
 /**
  * brute_table_evict() - Make room for one entry
  * @table: The table, locked.
- * @keep: An entry that must stay (the one just charged), or NULL.
+ * @pick: Which entries may go: a predicate on an entry and @arg, or NULL
+ *        for any.
+ * @arg: The predicate's argument.
  *
- * The least recently charged entry that has no ban (and that the table
- * lets go) goes, never @keep.  A ban is never evicted.
+ * The least recently charged entry that has no ban, that the table lets go
+ * and that @pick picks goes.  A ban is never evicted.
  *
  * Return: True if an entry went.
  */
 bool brute_table_evict(struct brute_table *table,
-		       const struct brute_entry *keep)
+		       bool (*pick)(const struct brute_entry *entry,
+				    const void *arg),
+		       const void *arg)
 {
 	struct brute_entry *entry;
 
 	list_for_each_entry(entry, &table->lru, lru) {
-		if (entry != keep && brute_table_may_forget(table, entry)) {
+		if ((!pick || pick(entry, arg)) &&
+		    brute_table_may_forget(table, entry)) {
 			brute_table_unlink(table, entry);
 			kfree_rcu(entry, rcu);
 			return true;

@@ -113,7 +113,9 @@ void brute_table_ban(struct brute_table *table, struct brute_entry *entry,
 		     u64 now, u64 ban_ns);
 void brute_table_due(struct brute_table *table, u64 now, u64 when);
 bool brute_table_evict(struct brute_table *table,
-		       const struct brute_entry *keep);
+		       bool (*pick)(const struct brute_entry *entry,
+				    const void *arg),
+		       const void *arg);
 u64 brute_table_gc(struct brute_table *table, u64 now, u64 forget_ns);
 int brute_table_lift(struct brute_table *table,
 		     bool (*pick)(const struct brute_entry *entry,

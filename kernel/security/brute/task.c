@@ -507,7 +507,7 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 		crash.info.peer_faults = crash.peer.stats.faults;
 		crash.info.peer_uncharged = !crash.peer.charged;
 		if (!crash.peer.charged)
-			pr_warn_ratelimited("crash of %d (%s) not charged to its peer: peer table full of bans or no memory\n",
+			pr_warn_ratelimited("crash of %d (%s) not charged to its peer: its endpoint's share of the peer table full of bans, or no memory\n",
 					    task_tgid_nr(current),
 					    current->comm);
 	} else {

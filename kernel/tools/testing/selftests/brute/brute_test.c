@@ -1187,6 +1187,7 @@ TEST_F_TIMEOUT(brute, v2_relay_memory_bounded, 140)
 
 #define SRV_SPEC "10.199.0.1:7777"
 #define UNIX_PATH "/tmp/brute_service.sock"
+#define UNIX_PATH2 "/tmp/brute_service2.sock"
 
 /* The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1"). */
 static int peer_banned(const char *peer)
@@ -1402,15 +1403,18 @@ TEST_F(brute, v3_unix_peer_banned)
 }
 
 /*
- * A peer table whose every entry is a ban (table_size 16, sixteen local
- * users banned from a root service) counts no new peer: a seventeenth user
- * crashes it unbanned (the backstop still bounds it), until a ban is
- * lifted and makes room: then that user is banned at min_faults.
+ * Each endpoint has a share of the peer table (table_size 16: 4 entries).
+ * Sixteen local users crash a root service: the first four are banned and
+ * fill its share with bans, the next twelve crash it unbanned (the
+ * backstop still bounds them).  Another service, another endpoint, still
+ * counts and bans its attacker at min_faults: one attacked endpoint
+ * starves no other.  A lift makes room in the first service's share: then
+ * a user is banned there at min_faults.
  */
 TEST_F(brute, v3_peer_table_full_of_bans)
 {
 	struct outcome out;
-	struct run srv;
+	struct run srv, other;
 	char uid[16];
 	int i;
 
@@ -1418,26 +1422,30 @@ TEST_F(brute, v3_peer_table_full_of_bans)
 	ASSERT_EQ(0, sysctl_write("backstop_faults", "1000"));
 	srv = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH));
 	ASSERT_GT(srv.pid, 0);
+	other = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH2));
+	ASSERT_GT(other.pid, 0);
 	for (i = 0; i < 16; i++) {
 		snprintf(uid, sizeof(uid), "%d", 4300 + i);
 		out = client(ARGV((char *)path_of("client"), "-u", uid, "-c",
 				  "6", "-r", "crash", "unix", UNIX_PATH));
-		EXPECT_EQ(5, out.crashed);
-		EXPECT_EQ(1, out.refused);
+		EXPECT_EQ(i < 4 ? 5 : 6, out.crashed);
+		EXPECT_EQ(i < 4 ? 1 : 0, out.refused);
 	}
 	EXPECT_TRUE(peer_banned("uid:4300"));
-	EXPECT_TRUE(peer_banned("uid:4315"));
+	EXPECT_TRUE(peer_banned("uid:4303"));
+	EXPECT_FALSE(peer_banned("uid:4304"));
 	out = client(ARGV((char *)path_of("client"), "-u", "4316", "-c", "8",
-			  "-r", "crash", "unix", UNIX_PATH));
-	EXPECT_EQ(8, out.crashed);
-	EXPECT_EQ(0, out.refused);
-	EXPECT_FALSE(peer_banned("uid:4316"));
-	EXPECT_EQ(0, lift("peer uid:4300"));
-	out = client(ARGV((char *)path_of("client"), "-u", "4316", "-c", "8",
-			  "-r", "crash", "unix", UNIX_PATH));
+			  "-r", "crash", "unix", UNIX_PATH2));
 	EXPECT_EQ(5, out.crashed);
 	EXPECT_EQ(3, out.refused);
 	EXPECT_TRUE(peer_banned("uid:4316"));
+	EXPECT_EQ(0, lift("peer uid:4300"));
+	out = client(ARGV((char *)path_of("client"), "-u", "4304", "-c", "8",
+			  "-r", "crash", "unix", UNIX_PATH));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_EQ(3, out.refused);
+	EXPECT_TRUE(peer_banned("uid:4304"));
+	EXPECT_EQ(0, service_end(&other));
 	EXPECT_EQ(0, service_end(&srv));
 }
 
