@@ -1382,7 +1382,8 @@ static void on_records_dropped(struct correlate *c, const struct brute_record *r
 
 /*
  * v3 "charged=no" on a crash of source=peer: counted in the hierarchy, not
- * for its peer (the peer table full of bans, or no memory).  Said once.
+ * for its peer (the endpoint's share of the peer table full of bans, or no
+ * memory).  Said once.
  */
 static void on_peer_uncharged(struct correlate *c, const struct brute_record *r)
 {
@@ -1390,7 +1391,7 @@ static void on_peer_uncharged(struct correlate *c, const struct brute_record *r)
 
 	if (c->stats.uncharged++)
 		return;
-	log_warning("the kernel could not charge a crash of %s (hierarchy %llu) to %s at %s: the peer table is full of bans (table_size) or there was no memory; that peer cannot be banned until room is made, the backstop still applies (further ones are counted: SIGUSR1)",
+	log_warning("the kernel could not charge a crash of %s (hierarchy %llu) to %s at %s: that endpoint's share of the peer table (a quarter of table_size) is full of bans, or there was no memory; that peer cannot be banned until room is made, the backstop still applies (further ones are counted: SIGUSR1)",
 		    r->subj.exe, (unsigned long long)r->origin, peer_who(&r->peer, who, sizeof(who)),
 		    peer_endpoint(&r->peer, where, sizeof(where)));
 }

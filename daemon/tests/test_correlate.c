@@ -1286,8 +1286,8 @@ END_TEST
 
 /*
  * A crash the kernel could not charge to its peer (charged=no instead of
- * peer_faults: a peer table full of bans) is still a crash of its
- * hierarchy, and said once; a (user, target) charge that failed is not.
+ * peer_faults: a share of the peer table full of bans) is still a crash of
+ * its hierarchy, and said once; a (user, target) charge that failed is not.
  */
 START_TEST(test_peer_uncharged)
 {
@@ -1326,7 +1326,7 @@ START_TEST(test_peer_uncharged)
 	ck_assert_uint_eq(st->hierarchies, 1);
 	ck_assert_msg(strstr(log, "could not charge a crash of /usr/sbin/smtpd (hierarchy 9) to ") != NULL, "%s", log);
 	ck_assert_msg(strstr(log, "198.51.100.9/32") != NULL, "%s", log);
-	ck_assert_msg(strstr(log, "the peer table is full of bans") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "share of the peer table (a quarter of table_size) is full of bans") != NULL, "%s", log);
 	ck_assert_msg(strstr(strstr(log, "full of bans") + 1, "full of bans") == NULL, "said twice: %s", log);
 	free(log);
 	/* the (user, target) form names no hierarchy of its own */
