@@ -182,7 +182,7 @@ static const struct brute_table_ops brute_peer_ops = {
  * brute_peers_share() - Tell how many entries an endpoint may have
  * @params: Detection parameters.
  *
- * Return: A quarter of table_size.
+ * Return: A quarter of table_size, at least 2.
  */
 unsigned int brute_peers_share(const struct brute_params *params)
 {
