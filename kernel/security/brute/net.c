@@ -31,6 +31,7 @@
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
+#include <linux/user_namespace.h>
 #include <net/addrconf.h>
 #include <net/inet_connection_sock.h>
 #include <net/inet_sock.h>
@@ -111,15 +112,34 @@ static bool brute_peer_local(struct net *const net,
 	return peer->family == AF_INET6 && ipv6_addr_loopback(&peer->addr.v6);
 }
 
+/*
+ * The network namespace of an endpoint, and who made it: a namespace in a
+ * user namespace is the doing of the user who created the outermost one,
+ * or if that was root, of that container.
+ */
+static void brute_endpoint_set_net(struct brute_endpoint *const ep,
+				   const struct net *const net)
+{
+	const struct user_namespace *ns = net->user_ns;
+
+	ep->net = net->net_cookie;
+	ep->netns = net->ns.inum;
+	if (ns == &init_user_ns)
+		return;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	ep->owner = ns->owner;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		ep->userns = ns->ns.inum;
+	ep->owned = true;
+}
+
 /* The endpoint of a TCP listener: its namespace, bound address and port. */
 static void brute_endpoint_set_listener(struct brute_endpoint *const ep,
 					const struct sock *const sk)
 {
-	const struct net *const net = sock_net(sk);
-
 	memset(ep, 0, sizeof(*ep));
-	ep->net = net->net_cookie;
-	ep->netns = net->ns.inum;
+	brute_endpoint_set_net(ep, sock_net(sk));
 	ep->family = sk->sk_family;
 	ep->port = inet_sk(sk)->inet_num;
 	if (sk->sk_family == AF_INET)
@@ -246,12 +266,10 @@ static int hook_unix_stream_connect(struct sock *const sock,
 				    struct sock *const newsk)
 {
 	struct brute_sock_security *const bs = brute_sock(newsk);
-	const struct net *const net = sock_net(other);
 	struct brute_input *const input = &bs->input;
 
 	memset(input, 0, sizeof(*input));
-	input->endpoint.net = net->net_cookie;
-	input->endpoint.netns = net->ns.inum;
+	brute_endpoint_set_net(&input->endpoint, sock_net(other));
 	input->endpoint.family = AF_UNIX;
 	/* The listener is locked and alive: its socket is there. */
 	input->endpoint.addr.ino = SOCK_INODE(other->sk_socket)->i_ino;

@@ -22,7 +22,10 @@
  * recently charged entry without a ban makes room; in a full table, any
  * endpoint's.  So an attack on one endpoint pushes out counts (never a
  * ban) of its own peers only, and fills with bans only its own share: the
- * table is full of bans only when four endpoints' shares are.  Whatever
+ * table is full of bans only when four shares are.  The endpoints in the
+ * network namespaces a user made (in user namespaces of their own, where
+ * they may set up peers of their own) have one share in all: a user
+ * cannot fill the table with bans of their own making.  Whatever
  * an attacker does, the backstop on the attacked hierarchy (task.c)
  * bounds the crashes one memory image takes.
  */
@@ -47,9 +50,9 @@
 /**
  * struct brute_peer_entry - The crash statistics of a peer at an endpoint
  * @entry: Statistics and ban; first, see struct brute_entry.
- * @key: The endpoint and the peer (or its enclosing prefix); for an
- *       endpoint entry, the endpoint alone (peer family AF_UNSPEC).
- * @entries: An endpoint entry's count of its peers' entries.
+ * @key: The endpoint and the peer (or its enclosing prefix); for a share
+ *       entry, the share's endpoint or user alone (peer family AF_UNSPEC).
+ * @entries: A share entry's count of the entries in its share.
  */
 struct brute_peer_entry {
 	struct brute_entry entry;
@@ -123,17 +126,36 @@ static void brute_peer_release(struct brute_entry *entry,
 			       atomic_read(&entry->denied));
 }
 
-static bool brute_peer_key_endpoint(const struct brute_peer_key *key)
+static bool brute_peer_key_share(const struct brute_peer_key *key)
 {
 	return key->peer.family == AF_UNSPEC;
 }
 
-/* The key of an endpoint's own entry. */
-static void brute_endpoint_key_set(struct brute_peer_key *key,
-				   const struct brute_endpoint *endpoint)
+/*
+ * The key of the entry that counts the share of @endpoint: the endpoint
+ * itself, or for an endpoint in a user's network namespace, that user (for
+ * root, that container).
+ */
+static void brute_share_key_set(struct brute_peer_key *key,
+				const struct brute_endpoint *endpoint)
 {
 	memset(key, 0, sizeof(*key));
-	key->endpoint = *endpoint;
+	if (endpoint->owned) {
+		key->endpoint.owner = endpoint->owner;
+		key->endpoint.userns = endpoint->userns;
+		key->endpoint.owned = true;
+	} else {
+		key->endpoint = *endpoint;
+	}
+}
+
+static bool brute_same_share(const struct brute_endpoint *a,
+			     const struct brute_endpoint *b)
+{
+	if (a->owned || b->owned)
+		return a->owned && b->owned && uid_eq(a->owner, b->owner) &&
+		       a->userns == b->userns;
+	return !memcmp(a, b, sizeof(*a));
 }
 
 static struct brute_peer_entry *
@@ -145,7 +167,7 @@ brute_peers_lookup(struct brute_peers *peers, const struct brute_peer_key *key)
 	return entry ? brute_peer_entry(entry) : NULL;
 }
 
-/* An endpoint entry stays while its endpoint has entries: it counts them. */
+/* A share entry stays while its share has entries: it counts them. */
 static bool brute_peer_forget(struct brute_entry *entry)
 {
 	return !brute_peer_entry(entry)->entries;
@@ -157,18 +179,18 @@ static void brute_peer_detach(struct brute_table *table,
 	struct brute_peers *const peers =
 		container_of(table, struct brute_peers, table);
 	const struct brute_peer_entry *const peer = brute_peer_entry(entry);
-	struct brute_peer_entry *endpoint;
+	struct brute_peer_entry *share;
 	struct brute_peer_key key;
 
-	if (brute_peer_key_endpoint(&peer->key)) {
-		peers->endpoints--;
+	if (brute_peer_key_share(&peer->key)) {
+		peers->shares--;
 		return;
 	}
 	/* Gone first when the whole table is flushed. */
-	brute_endpoint_key_set(&key, &peer->key.endpoint);
-	endpoint = brute_peers_lookup(peers, &key);
-	if (endpoint && !WARN_ON_ONCE(!endpoint->entries))
-		endpoint->entries--;
+	brute_share_key_set(&key, &peer->key.endpoint);
+	share = brute_peers_lookup(peers, &key);
+	if (share && !WARN_ON_ONCE(!share->entries))
+		share->entries--;
 }
 
 static const struct brute_table_ops brute_peer_ops = {
@@ -179,8 +201,11 @@ static const struct brute_table_ops brute_peer_ops = {
 };
 
 /**
- * brute_peers_share() - Tell how many entries an endpoint may have
+ * brute_peers_share() - Tell how many entries a share of the table holds
  * @params: Detection parameters.
+ *
+ * An endpoint of the host has a share; the endpoints in the network
+ * namespaces that one user made have one share in all.
  *
  * Return: A quarter of table_size, at least 2.
  */
@@ -193,14 +218,14 @@ unsigned int brute_peers_share(const struct brute_params *params)
  * brute_peers_count() - Count the entries of peers in a peer table
  * @peers: The table.
  *
- * Return: The number of its entries, but for those of endpoints.
+ * Return: The number of its entries, but for those that count shares.
  */
 unsigned int brute_peers_count(struct brute_peers *peers)
 {
 	unsigned int count;
 
 	spin_lock(&peers->table.lock);
-	count = peers->table.count - peers->endpoints;
+	count = peers->table.count - peers->shares;
 	spin_unlock(&peers->table.lock);
 	return count;
 }
@@ -311,14 +336,14 @@ static void brute_peer_prefixes(u16 family, const struct brute_params *params,
 
 /*
  * What may make room for a new entry: not @keep, the entries the charge
- * stands on; with @endpoint, only that endpoint's entries of peers; with
- * @endpoints, only endpoint entries (those without entries of peers);
- * else any entry of a peer.
+ * stands on; with @endpoint, only entries of peers in that endpoint's
+ * share; with @shares, only share entries (those of empty shares); else
+ * any entry of a peer.
  */
 struct brute_peers_room {
 	const struct brute_entry *keep[2];
 	const struct brute_endpoint *endpoint;
-	bool endpoints;
+	bool shares;
 };
 
 static bool brute_peers_may_evict(const struct brute_entry *entry,
@@ -330,12 +355,11 @@ static bool brute_peers_may_evict(const struct brute_entry *entry,
 
 	if (entry == room->keep[0] || entry == room->keep[1])
 		return false;
-	if (brute_peer_key_endpoint(&peer->key))
-		return room->endpoints;
-	return !room->endpoints &&
+	if (brute_peer_key_share(&peer->key))
+		return room->shares;
+	return !room->shares &&
 	       (!room->endpoint ||
-		!memcmp(&peer->key.endpoint, room->endpoint,
-			sizeof(*room->endpoint)));
+		brute_same_share(&peer->key.endpoint, room->endpoint));
 }
 
 /* A new entry for @key; consumes *@new. */
@@ -352,39 +376,42 @@ brute_peers_insert(struct brute_peers *peers, const struct brute_peer_key *key,
 	return peer;
 }
 
-/* Find or make the entry of @endpoint; consumes *@new when it is used. */
+/*
+ * Find or make the entry that counts the share of @endpoint; consumes
+ * *@new when it is used.
+ */
 static struct brute_peer_entry *
-brute_peers_endpoint(struct brute_peers *peers,
-		     const struct brute_endpoint *endpoint,
-		     struct brute_peer_entry **new, u64 now,
-		     const struct brute_params *params)
+brute_peers_share_get(struct brute_peers *peers,
+		      const struct brute_endpoint *endpoint,
+		      struct brute_peer_entry **new, u64 now,
+		      const struct brute_params *params)
 {
-	const struct brute_peers_room room = { .endpoints = true };
+	const struct brute_peers_room room = { .shares = true };
 	struct brute_peer_entry *peer;
 	struct brute_peer_key key;
 
-	brute_endpoint_key_set(&key, endpoint);
+	brute_share_key_set(&key, endpoint);
 	peer = brute_peers_lookup(peers, &key);
 	if (peer)
 		return peer;
 	if (!*new)
 		return NULL;
-	if (peers->endpoints >= params->table_size &&
+	if (peers->shares >= params->table_size &&
 	    !brute_table_evict(&peers->table, brute_peers_may_evict, &room))
 		return NULL;
-	peers->endpoints++;
+	peers->shares++;
 	return brute_peers_insert(peers, &key, new, now);
 }
 
 /*
- * Find or make the entry of @key at @endpoint (its endpoint entry);
- * consumes *@new when it is used.  Room is made within the endpoint's
- * share when it is full, else within the table's table_size entries of
- * peers, and never by pushing out @keep (the address's entry, when its
- * prefix's is made): the address counts before its prefix.
+ * Find or make the entry of @key in @share (the entry that counts the
+ * share of @key's endpoint); consumes *@new when it is used.  Room is made
+ * within the share when it is full, else within the table's table_size
+ * entries of peers, and never by pushing out @keep (the address's entry,
+ * when its prefix's is made): the address counts before its prefix.
  */
 static struct brute_entry *brute_peers_get(struct brute_peers *peers,
-					   struct brute_peer_entry *endpoint,
+					   struct brute_peer_entry *share,
 					   const struct brute_peer_key *key,
 					   struct brute_peer_entry **new,
 					   u64 now, u64 forget_ns,
@@ -392,7 +419,7 @@ static struct brute_entry *brute_peers_get(struct brute_peers *peers,
 					   const struct brute_entry *keep)
 {
 	struct brute_peers_room room = {
-		.keep = { keep, &endpoint->entry },
+		.keep = { keep, &share->entry },
 	};
 	struct brute_entry *entry;
 
@@ -405,17 +432,17 @@ static struct brute_entry *brute_peers_get(struct brute_peers *peers,
 	}
 	if (!*new)
 		return NULL;
-	if (endpoint->entries >= brute_peers_share(params)) {
+	if (share->entries >= brute_peers_share(params)) {
 		room.endpoint = &key->endpoint;
 		if (!brute_table_evict(&peers->table, brute_peers_may_evict,
 				       &room))
 			return NULL;
-	} else if (peers->table.count - peers->endpoints >= params->table_size &&
+	} else if (peers->table.count - peers->shares >= params->table_size &&
 		   !brute_table_evict(&peers->table, brute_peers_may_evict,
 				      &room)) {
 		return NULL;
 	}
-	endpoint->entries++;
+	share->entries++;
 	return &brute_peers_insert(peers, key, new, now)->entry;
 }
 
@@ -450,10 +477,10 @@ void brute_peers_charge(struct brute_peers *peers,
 			struct brute_peer_charge *charge)
 {
 	const u64 forget_ns = (u64)params->forget_time_s * NSEC_PER_SEC;
-	struct brute_peer_entry *new, *new_prefix = NULL, *new_endpoint;
+	struct brute_peer_entry *new, *new_prefix = NULL, *new_share;
 	struct brute_params prefix_params = *params;
 	struct brute_table *const table = &peers->table;
-	struct brute_peer_entry *endpoint;
+	struct brute_peer_entry *share;
 	struct brute_entry *entry;
 	u16 prefix, enclosing;
 
@@ -466,16 +493,16 @@ void brute_peers_charge(struct brute_peers *peers,
 				   &input->peer, enclosing);
 
 	new = brute_peer_alloc();
-	new_endpoint = brute_peer_alloc();
+	new_share = brute_peer_alloc();
 	if (enclosing)
 		new_prefix = brute_peer_alloc();
 
 	spin_lock(&table->lock);
-	endpoint = brute_peers_endpoint(peers, &input->endpoint, &new_endpoint,
-					now, params);
-	if (!endpoint)
+	share = brute_peers_share_get(peers, &input->endpoint, &new_share, now,
+				      params);
+	if (!share)
 		goto out;
-	entry = brute_peers_get(peers, endpoint, &charge->key, &new, now,
+	entry = brute_peers_get(peers, share, &charge->key, &new, now,
 				forget_ns, params, NULL);
 	if (!entry)
 		goto touch;
@@ -496,7 +523,7 @@ void brute_peers_charge(struct brute_peers *peers,
 
 	if (!enclosing)
 		goto touch;
-	entry = brute_peers_get(peers, endpoint, &charge->prefix, &new_prefix,
+	entry = brute_peers_get(peers, share, &charge->prefix, &new_prefix,
 				now, forget_ns, params, entry);
 	if (!entry)
 		goto touch;
@@ -517,17 +544,17 @@ void brute_peers_charge(struct brute_peers *peers,
 		brute_table_due(table, now, now + forget_ns);
 touch:
 	/*
-	 * The endpoint's entry follows its peers' in the list: the collector
+	 * The share's entry follows its peers' in the list: the collector
 	 * forgets it with the last of them, not a period later.
 	 */
-	endpoint->entry.stats.last_ns = now;
-	brute_table_touch(table, &endpoint->entry);
+	share->entry.stats.last_ns = now;
+	brute_table_touch(table, &share->entry);
 	brute_table_due(table, now, now + forget_ns);
 out:
 	spin_unlock(&table->lock);
 	kfree(new);
 	kfree(new_prefix);
-	kfree(new_endpoint);
+	kfree(new_share);
 	if (charge->banned || charge->escalated)
 		brute_peers_sync(peers);
 }
@@ -647,7 +674,7 @@ void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now)
 
 		char key[BRUTE_PEER_KEY_LEN];
 
-		if (brute_peer_key_endpoint(&peer->key))
+		if (brute_peer_key_share(&peer->key))
 			continue;
 		brute_peer_key_format(key, sizeof(key), &peer->key);
 		seq_puts(m, key);
@@ -683,7 +710,7 @@ static void brute_peers_gc_work(struct work_struct *work)
 void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc)
 {
 	brute_table_init(&peers->table, gc, &brute_peer_ops);
-	peers->endpoints = 0;
+	peers->shares = 0;
 }
 
 /**
@@ -769,7 +796,7 @@ static void test_peers_exit(struct kunit *test)
 		return;
 	brute_table_destroy(&peers->table);
 	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
-	KUNIT_EXPECT_EQ(test, 0, peers->endpoints);
+	KUNIT_EXPECT_EQ(test, 0, peers->shares);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->table.banned));
 }
 
@@ -962,7 +989,7 @@ static void test_peers_share(struct kunit *test)
 	charge = test_peer_charge(peers, &other, &now, 5);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_EQ(test, 5, atomic_read(&peers->table.banned));
-	KUNIT_EXPECT_EQ(test, 2, peers->endpoints);
+	KUNIT_EXPECT_EQ(test, 2, peers->shares);
 }
 
 /*
@@ -996,7 +1023,69 @@ static void test_peers_full_of_bans(struct kunit *test)
 	charge = test_peer_charge(peers, &late, &now, 5);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_LE(test, brute_peers_count(peers), 16);
-	KUNIT_EXPECT_LE(test, peers->endpoints, 16);
+	KUNIT_EXPECT_LE(test, peers->shares, 16);
+}
+
+/*
+ * An input at an endpoint in a network namespace that @owner made (root:
+ * in the container whose user namespace is @userns).
+ */
+static struct brute_input test_input_owned(u64 net, u32 owner, u32 userns,
+					   u32 addr)
+{
+	struct brute_input input = test_input_v4(7777, addr);
+
+	input.endpoint.net = net;
+	input.endpoint.netns = 4026532000U + net;
+	input.endpoint.owner = KUIDT_INIT(owner);
+	input.endpoint.userns = userns;
+	input.endpoint.owned = true;
+	return input;
+}
+
+/*
+ * The endpoints in the network namespaces that one user made have one
+ * share in all: a user who gets peers of their own making banned at
+ * endpoints of their own, in four namespaces, fills that share only.
+ * Another user's namespaces, a container of root's and the host's
+ * endpoints still count and ban their peers.
+ */
+static void test_peers_user_namespaces(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	const struct brute_input other =
+		test_input_owned(9, 1001, 0, 0x0c000001);
+	const struct brute_input container =
+		test_input_owned(10, 0, 4026533000U, 0x0c000001);
+	const struct brute_input host = test_input_v4(7777, 0x0c000001);
+	struct brute_peer_charge charge;
+	u64 now = 0;
+	u32 i;
+
+	for (i = 0; i < 8; i++) {
+		const struct brute_input in =
+			test_input_owned(2 + i / 2, 1000, 0,
+					 0x0b000001 + (i << 8));
+
+		charge = test_peer_charge(peers, &in, &now, 5);
+		if (i < 4)
+			KUNIT_EXPECT_TRUE(test, charge.banned);
+		else
+			KUNIT_EXPECT_FALSE(test, charge.charged);
+	}
+	KUNIT_EXPECT_EQ(test, 4, atomic_read(&peers->table.banned));
+	charge = test_peer_charge(peers, &other, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	charge = test_peer_charge(peers, &container, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	charge = test_peer_charge(peers, &host, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &other.endpoint,
+						    &other.peer, now));
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &host.endpoint,
+						    &host.peer, now));
+	KUNIT_EXPECT_EQ(test, 7, atomic_read(&peers->table.banned));
+	KUNIT_EXPECT_EQ(test, 4, peers->shares);
 }
 
 /* Lifting an address lifts the bans that refuse it, on every endpoint. */
@@ -1072,6 +1161,7 @@ static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_v6_and_unix),
 	KUNIT_CASE(test_peers_capacity),
 	KUNIT_CASE(test_peers_share),
+	KUNIT_CASE(test_peers_user_namespaces),
 	KUNIT_CASE(test_peers_full_of_bans),
 	KUNIT_CASE(test_peers_lift),
 	KUNIT_CASE(test_peers_forget),

@@ -26,6 +26,12 @@
  * @addr: The address the TCP listener is bound to (maybe the wildcard), or
  *        the inode number of the Unix listener's socket (as
  *        /proc/net/unix and ss(8) show it).
+ * @owner: With @owned, the user who created the outermost user namespace
+ *         that holds the network namespace.
+ * @userns: With @owned and a root @owner, the inode number of that user
+ *          namespace (a container that root made); else 0.
+ * @owned: The network namespace belongs to a user namespace other than the
+ *         initial one: a user made it, without privileges on the host.
  */
 struct brute_endpoint {
 	u64 net;
@@ -37,6 +43,9 @@ struct brute_endpoint {
 		struct in6_addr v6;
 		u64 ino;
 	} addr;
+	kuid_t owner;
+	u32 userns;
+	bool owned;
 };
 
 /**
@@ -114,13 +123,16 @@ struct brute_peer_charge {
 
 /**
  * struct brute_peers - The peer table
- * @table: Its entries: those of peers at endpoints, and one per endpoint
- *         that counts them (its key's peer family is AF_UNSPEC).
- * @endpoints: The number of endpoint entries in @table.
+ * @table: Its entries: those of peers at endpoints, and one per share of
+ *         the table that counts the entries in the share (its key's peer
+ *         family is AF_UNSPEC).  An endpoint of the host has a share of its
+ *         own; the endpoints in the network namespaces of one user have one
+ *         share in all (those of a container root made, one per container).
+ * @shares: The number of share entries in @table.
  */
 struct brute_peers {
 	struct brute_table table;
-	unsigned int endpoints;
+	unsigned int shares;
 };
 
 extern struct brute_peers brute_peers;

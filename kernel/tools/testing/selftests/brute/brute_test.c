@@ -1188,6 +1188,7 @@ TEST_F_TIMEOUT(brute, v2_relay_memory_bounded, 140)
 #define SRV_SPEC "10.199.0.1:7777"
 #define UNIX_PATH "/tmp/brute_service.sock"
 #define UNIX_PATH2 "/tmp/brute_service2.sock"
+#define UNIX_PATH3 "/tmp/brute_service3.sock"
 
 /* The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1"). */
 static int peer_banned(const char *peer)
@@ -1447,6 +1448,53 @@ TEST_F(brute, v3_peer_table_full_of_bans)
 	EXPECT_TRUE(peer_banned("uid:4304"));
 	EXPECT_EQ(0, service_end(&other));
 	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * The network namespaces a user made have one share of the peer table in
+ * all (a quarter of table_size): a user can get peers banned at services
+ * of their own (over veth, in namespaces of their own), but however many
+ * namespaces they make, those bans fill that share only.  Two services of
+ * user 1000, each in namespaces of its own, take four bans in all; the
+ * next attackers there are not counted.  A service of the host still
+ * counts and bans its attacker.
+ */
+TEST_F(brute, v3_user_netns_one_share)
+{
+	struct outcome out;
+	struct run mine[2], host;
+	char uid[16];
+	int i;
+
+	ASSERT_EQ(0, sysctl_write("table_size", "16"));
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "1000"));
+	mine[0] = service(ARGV((char *)path_of("service"), "-U", "1000",
+			       "unix", UNIX_PATH));
+	ASSERT_GT(mine[0].pid, 0);
+	mine[1] = service(ARGV((char *)path_of("service"), "-U", "1000",
+			       "unix", UNIX_PATH2));
+	ASSERT_GT(mine[1].pid, 0);
+	host = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH3));
+	ASSERT_GT(host.pid, 0);
+	for (i = 0; i < 8; i++) {
+		snprintf(uid, sizeof(uid), "%d", 4320 + i);
+		out = client(ARGV((char *)path_of("client"), "-u", uid, "-c",
+				  "6", "-r", "crash", "unix",
+				  i % 2 ? UNIX_PATH2 : UNIX_PATH));
+		EXPECT_EQ(i < 4 ? 5 : 6, out.crashed);
+		EXPECT_EQ(i < 4 ? 1 : 0, out.refused);
+	}
+	EXPECT_TRUE(peer_banned("uid:4323"));
+	EXPECT_FALSE(peer_banned("uid:4324"));
+	out = client(ARGV((char *)path_of("client"), "-u", "4330", "-c", "8",
+			  "-r", "crash", "unix", UNIX_PATH3));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_EQ(3, out.refused);
+	EXPECT_TRUE(peer_banned("uid:4330"));
+	EXPECT_EQ(0, service_end(&host));
+	EXPECT_EQ(0, service_end(&mine[1]));
+	EXPECT_EQ(0, service_end(&mine[0]));
+	unlink(UNIX_PATH3);
 }
 
 /*

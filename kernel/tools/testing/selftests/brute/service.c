@@ -8,6 +8,9 @@
  *   With PROG, each child executes PROG ARGS instead, the connection as
  *   its standard input and output (inetd style): PROG answers.
  *   -n PATH  enter the network namespace at PATH first
+ *   -U UID   become UID first, then root of a user namespace of its own
+ *            (UID its only user) with a network namespace of its own: a
+ *            service in namespaces an unprivileged user made
  *   -u UID   each child sets its real, effective and saved user ID to UID
  *            before it reads (a privilege separated worker)
  *   -s       read the request with splice() through a pipe, not read()
@@ -21,6 +24,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -45,6 +49,31 @@ static void fault(void)
 	int *p = (int *)strtoul("8", NULL, 0);
 
 	*p = 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		die(path);
+	close(fd);
+}
+
+/* Become @uid, then root of namespaces of its own. */
+static void own_namespaces(uid_t uid)
+{
+	char map[64];
+
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		die("setresuid");
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		die("unshare");
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
+	write_file("/proc/self/uid_map", map);
+	write_file("/proc/self/gid_map", map);
 }
 
 static int listen_tcp(const char *spec)
@@ -139,7 +168,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_IGN);
-	while ((opt = getopt(argc, argv, "+n:u:sp:1")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:u:U:sp:1")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -151,6 +180,9 @@ int main(int argc, char **argv)
 		}
 		case 'u':
 			uid = strtoul(optarg, NULL, 10);
+			break;
+		case 'U':
+			own_namespaces(strtoul(optarg, NULL, 10));
 			break;
 		case 's':
 			use_splice = 1;
