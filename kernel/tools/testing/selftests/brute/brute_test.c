@@ -1189,6 +1189,9 @@ TEST_F_TIMEOUT(brute, v2_relay_memory_bounded, 140)
 #define UNIX_PATH "/tmp/brute_service.sock"
 #define UNIX_PATH2 "/tmp/brute_service2.sock"
 #define UNIX_PATH3 "/tmp/brute_service3.sock"
+/* Services of user 1000, which cannot replace root's sockets in /tmp. */
+#define UNIX_PATH_U1 "/tmp/brute_user1.sock"
+#define UNIX_PATH_U2 "/tmp/brute_user2.sock"
 
 /* The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1"). */
 static int peer_banned(const char *peer)
@@ -1468,11 +1471,13 @@ TEST_F(brute, v3_user_netns_one_share)
 
 	ASSERT_EQ(0, sysctl_write("table_size", "16"));
 	ASSERT_EQ(0, sysctl_write("backstop_faults", "1000"));
+	unlink(UNIX_PATH_U1);
+	unlink(UNIX_PATH_U2);
 	mine[0] = service(ARGV((char *)path_of("service"), "-U", "1000",
-			       "unix", UNIX_PATH));
+			       "unix", UNIX_PATH_U1));
 	ASSERT_GT(mine[0].pid, 0);
 	mine[1] = service(ARGV((char *)path_of("service"), "-U", "1000",
-			       "unix", UNIX_PATH2));
+			       "unix", UNIX_PATH_U2));
 	ASSERT_GT(mine[1].pid, 0);
 	host = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH3));
 	ASSERT_GT(host.pid, 0);
@@ -1480,7 +1485,7 @@ TEST_F(brute, v3_user_netns_one_share)
 		snprintf(uid, sizeof(uid), "%d", 4320 + i);
 		out = client(ARGV((char *)path_of("client"), "-u", uid, "-c",
 				  "6", "-r", "crash", "unix",
-				  i % 2 ? UNIX_PATH2 : UNIX_PATH));
+				  i % 2 ? UNIX_PATH_U2 : UNIX_PATH_U1));
 		EXPECT_EQ(i < 4 ? 5 : 6, out.crashed);
 		EXPECT_EQ(i < 4 ? 1 : 0, out.refused);
 	}
@@ -1494,6 +1499,8 @@ TEST_F(brute, v3_user_netns_one_share)
 	EXPECT_EQ(0, service_end(&host));
 	EXPECT_EQ(0, service_end(&mine[1]));
 	EXPECT_EQ(0, service_end(&mine[0]));
+	unlink(UNIX_PATH_U1);
+	unlink(UNIX_PATH_U2);
 	unlink(UNIX_PATH3);
 }
 

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -65,8 +66,9 @@ static void own_namespaces(uid_t uid)
 {
 	char map[64];
 
+	/* Dumpable again after the ID change: /proc/self is its own. */
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
+	    setresuid(uid, uid, uid) || prctl(PR_SET_DUMPABLE, 1))
 		die("setresuid");
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
 		die("unshare");
