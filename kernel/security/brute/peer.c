@@ -750,15 +750,16 @@ static const struct brute_params peer_params = {
 	.escalate_faults = 15,
 };
 
+/* Padding included: keys are compared and hashed as bytes. */
 static struct brute_endpoint test_endpoint(u16 port)
 {
-	struct brute_endpoint endpoint = {
-		.net = 1,
-		.netns = 4026531840U,
-		.family = AF_INET,
-		.port = port,
-	};
+	struct brute_endpoint endpoint;
 
+	memset(&endpoint, 0, sizeof(endpoint));
+	endpoint.net = 1;
+	endpoint.netns = 4026531840U;
+	endpoint.family = AF_INET;
+	endpoint.port = port;
 	endpoint.addr.v4 = htonl(0x0a000001);
 	return endpoint;
 }
