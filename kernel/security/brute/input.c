@@ -134,7 +134,10 @@ static struct sock *brute_local_writer(struct sock *sk)
  *
  * A local client's own input is BRUTE_INPUT_LOCAL; BRUTE_INPUT_NONE when
  * that client is root or the reader's own effective user (the service's
- * own input, nobody's to answer for).
+ * own input, nobody's to answer for).  Its origin (what it relayed) and its
+ * own input together are BRUTE_INPUT_MIXED.  A local client that wrote
+ * nothing yet is BRUTE_INPUT_PENDING: a read begins before its input
+ * arrives.
  *
  * Context: Task context, under rcu_read_lock() (the client's origin).
  */
@@ -146,6 +149,7 @@ void brute_input_identify(struct sock *sk, struct brute_input *id,
 	const struct brute_origin *origin;
 	struct sock *writer;
 	kuid_t party;
+	u8 own;
 
 	*id = bs->input;
 	if (lpath) {
@@ -166,7 +170,8 @@ void brute_input_identify(struct sock *sk, struct brute_input *id,
 	}
 	ws = brute_sock(writer);
 	origin = rcu_dereference(ws->origin);
-	if (origin == &brute_origin_mixed) {
+	own = READ_ONCE(ws->flags) & BRUTE_SOCK_OWN;
+	if (origin == &brute_origin_mixed || (origin && own)) {
 		id->kind = BRUTE_INPUT_MIXED;
 		id->relay = party;
 		return;
@@ -183,8 +188,10 @@ void brute_input_identify(struct sock *sk, struct brute_input *id,
 			strscpy(lpath, origin->lpath, BRUTE_LPATH_LEN);
 		return;
 	}
-	if (!origin && (uid_eq(party, GLOBAL_ROOT_UID) ||
-			uid_eq(party, current_euid())))
+	if (!origin && !own)
+		id->kind = BRUTE_INPUT_PENDING;
+	else if (!origin && (uid_eq(party, GLOBAL_ROOT_UID) ||
+			     uid_eq(party, current_euid())))
 		id->kind = BRUTE_INPUT_NONE;
 }
 
@@ -206,7 +213,9 @@ static bool brute_input_gainer_own(const struct brute_input *id)
 	spin_unlock(&hierarchy->lock);
 	if (id->endpoint.plain && uid_eq(id->endpoint.owner, principal))
 		return true;
-	return id->kind == BRUTE_INPUT_LOCAL && uid_eq(id->peer.addr.uid, owner);
+	return (id->kind == BRUTE_INPUT_LOCAL ||
+		id->kind == BRUTE_INPUT_PENDING) &&
+	       uid_eq(id->peer.addr.uid, owner);
 }
 
 /* Release a socket reference from any context. */
@@ -251,6 +260,12 @@ static void brute_input_sock_put(struct sock *sk)
 		schedule_work(&brute_input_put_wq);
 }
 
+/* A party's input: someone answers for it (or is trusted, or mixed it). */
+static bool brute_input_party(const struct brute_input *id)
+{
+	return id->kind != BRUTE_INPUT_NONE && id->kind != BRUTE_INPUT_PENDING;
+}
+
 /**
  * brute_input_connection() - The current task reads an accepted connection
  * @sk: The connection (&brute_sock_security.input.cookie not 0), kept
@@ -259,38 +274,47 @@ static void brute_input_sock_put(struct sock *sk)
  * Its party becomes the process's input if the process had none, or
  * finished with its previous connection (closed it); the same party's
  * input keeps it; another party's, while the previous connection is open,
- * makes it ambiguous.
+ * makes it ambiguous.  A local connection whose client wrote nothing yet
+ * (the read waits for it) is judged at the crash.
  *
  * Context: Task context.
- * Return: The party's kind (BRUTE_INPUT_NONE: the service's own input).
  */
-u8 brute_input_connection(struct sock *sk)
+void brute_input_connection(struct sock *sk)
 {
+	struct brute_input id, prev;
 	struct brute_input_state *state;
 	struct sock *old = NULL;
-	struct brute_input id;
 
 	rcu_read_lock();
 	state = brute_state();
 	/* Most reads: the connection the process is serving. */
 	if (READ_ONCE(state->sk) == sk) {
 		rcu_read_unlock();
-		return brute_sock(sk)->input.kind;
+		return;
 	}
 	brute_input_identify(sk, &id, NULL);
 	if (id.kind == BRUTE_INPUT_NONE || brute_input_gainer_own(&id)) {
 		rcu_read_unlock();
-		return BRUTE_INPUT_NONE;
+		return;
 	}
 	spin_lock(&state->lock);
 	if (state->sk != sk) {
 		old = state->sk;
 		sock_hold(sk);
 		state->sk = sk;
+		prev = state->input;
+		if (old && prev.kind == BRUTE_INPUT_PENDING)
+			brute_input_identify(old, &prev, NULL);
 		if (!old || sock_flag(old, SOCK_DEAD)) {
+			/* A new request. */
 			state->input = id;
 			state->flags &= ~BRUTE_INPUT_AMBIGUOUS;
-		} else if (!brute_input_same_party(&state->input, &id)) {
+		} else if (!brute_input_party(&id)) {
+			/* Nothing of its own yet: the crash will tell. */
+			state->input = prev;
+		} else if (!brute_input_party(&prev)) {
+			state->input = id;
+		} else if (!brute_input_same_party(&prev, &id)) {
 			state->input = id;
 			state->flags |= BRUTE_INPUT_AMBIGUOUS;
 		}
@@ -299,7 +323,6 @@ u8 brute_input_connection(struct sock *sk)
 	spin_unlock(&state->lock);
 	rcu_read_unlock();
 	brute_input_sock_put(old);
-	return id.kind;
 }
 
 /**
@@ -380,7 +403,7 @@ void brute_input_relayed(const struct brute_origin *origin)
  * What the process writes is what it relays of the party it serves: the
  * connection's origin becomes that party, and mixed once its writers
  * relayed more than one party, or ambiguous input.  Writes of a process
- * that serves nobody are its own and change nothing.
+ * that serves nobody are its own (BRUTE_SOCK_OWN).
  *
  * Context: Task context.
  */
@@ -397,6 +420,9 @@ void brute_input_wrote(struct sock *sk)
 	state = brute_state();
 	if (!READ_ONCE(state->sk)) {
 		rcu_read_unlock();
+		/* The writer's own input. */
+		if (!(READ_ONCE(bs->flags) & BRUTE_SOCK_OWN))
+			WRITE_ONCE(bs->flags, bs->flags | BRUTE_SOCK_OWN);
 		return;
 	}
 	cur = rcu_dereference(bs->origin);
@@ -616,19 +642,36 @@ void brute_input_resolve(const struct brute_params *params,
 	rcu_read_lock();
 	brute_input_identify(sk, &now, res->lpath);
 	rcu_read_unlock();
+	/* The boundary a party's input on that connection crosses. */
+	if (sk->sk_family == AF_UNIX)
+		res->boundary = BRUTE_BOUNDARY_UNIX;
+	else if (now.kind != BRUTE_INPUT_REMOTE)
+		res->boundary = BRUTE_BOUNDARY_LOCAL;
+	else
+		res->boundary = BRUTE_BOUNDARY_NETWORK;
 	brute_input_sock_put(sk);
 
 	if (flags & BRUTE_INPUT_AMBIGUOUS) {
 		res->how = BRUTE_INPUT_HOW_AMBIGUOUS;
 		return;
 	}
-	/*
-	 * The connection's party changed since it was read: its proxy
-	 * relayed another peer on it since (it mixes them: its own doing
-	 * below), or its own input then a peer's (ambiguous).
-	 */
-	if (!brute_input_same_party(&res->input, &now) &&
-	    now.kind != BRUTE_INPUT_MIXED) {
+	if (!brute_input_party(&now)) {
+		/* The connection sent nothing of a party's since. */
+		if (!brute_input_party(&res->input)) {
+			res->how = BRUTE_INPUT_HOW_NONE;
+			res->boundary = 0;
+			memset(&res->input, 0, sizeof(res->input));
+			return;
+		}
+		now = res->input;
+	} else if (brute_input_party(&res->input) &&
+		   !brute_input_same_party(&res->input, &now) &&
+		   now.kind != BRUTE_INPUT_MIXED) {
+		/*
+		 * The connection's party changed since it was read: its own
+		 * input, then a peer's it relayed (ambiguous); a peer's, then
+		 * another's (it mixes them: its own doing below).
+		 */
 		res->how = BRUTE_INPUT_HOW_AMBIGUOUS;
 		res->input = now;
 		return;

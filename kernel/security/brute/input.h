@@ -83,10 +83,13 @@ enum brute_input_how {
  *         with AMBIGUOUS or TRUSTED, the party last read (for the records),
  *         if any (@input.cookie not 0).
  * @lpath: The bound name of a Unix @input.endpoint.
+ * @boundary: The boundary a party's input on the connection crosses
+ *            (BRUTE_BOUNDARY_NETWORK, _LOCAL or _UNIX), or 0 without one.
  */
 struct brute_input_result {
 	enum brute_input_how how;
 	bool served;
+	u32 boundary;
 	struct brute_input input;
 	char lpath[BRUTE_LPATH_LEN];
 };
@@ -96,7 +99,7 @@ struct brute_input_result {
 void brute_input_init(struct task_struct *task, u64 clone_flags);
 void brute_input_release(struct task_struct *task);
 void brute_input_exec(void);
-u8 brute_input_connection(struct sock *sk);
+void brute_input_connection(struct sock *sk);
 void brute_input_other(void);
 void brute_input_relayed(const struct brute_origin *origin);
 void brute_input_wrote(struct sock *sk);

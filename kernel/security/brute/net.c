@@ -621,21 +621,12 @@ static void brute_unix_read(struct sock *const sk)
 	sock_put(writer);
 }
 
-/* The boundary a connection of a kind crosses. */
-static u32 brute_input_boundary(const struct sock *const sk, u8 kind)
-{
-	if (kind == BRUTE_INPUT_NONE)
-		return 0;
-	if (sk->sk_family == AF_UNIX)
-		return BRUTE_BOUNDARY_UNIX;
-	return kind == BRUTE_INPUT_REMOTE ? BRUTE_BOUNDARY_NETWORK :
-					    BRUTE_BOUNDARY_LOCAL;
-}
-
 /*
  * The current task reads input from @sk.  A connection a party answers for
  * is that party's input (its ban refuses it); anything else is another
- * source.  Input from a peer crosses a boundary.
+ * source.  Input from a remote peer crosses the network boundary; a local
+ * connection's party is known once its client wrote: the local and Unix
+ * boundaries are crossed when a crash follows (task.c).
  */
 static int brute_sock_read(struct sock *const sk)
 {
@@ -650,7 +641,9 @@ static int brute_sock_read(struct sock *const sk)
 		if (static_branch_unlikely(&brute_peer_bans) &&
 		    brute_sock_refused(bs))
 			return -EPERM;
-		boundary = brute_input_boundary(sk, brute_input_connection(sk));
+		brute_input_connection(sk);
+		if (bs->input.kind == BRUTE_INPUT_REMOTE)
+			boundary = BRUTE_BOUNDARY_NETWORK;
 	} else if (sk->sk_family == AF_UNIX) {
 		brute_unix_read(sk);
 	} else if (sk->sk_family != AF_NETLINK) {

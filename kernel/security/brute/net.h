@@ -30,11 +30,14 @@ struct sock;
  * @BRUTE_SOCK_RELAY: Writes to it are tracked (&brute_sock_security.origin):
  *                    an end of a Unix stream connection, or the client of
  *                    a TCP connection to this host.
+ * @BRUTE_SOCK_OWN: With BRUTE_SOCK_RELAY, a writer that served no peer wrote
+ *                  to it: its own input.
  */
 enum brute_sock_flag {
 	BRUTE_SOCK_PLAIN = BIT(0),
 	BRUTE_SOCK_LOCAL = BIT(1),
 	BRUTE_SOCK_RELAY = BIT(2),
+	BRUTE_SOCK_OWN = BIT(3),
 };
 
 /**
@@ -61,7 +64,8 @@ extern struct brute_origin brute_origin_mixed;
  * @remote: The socket's peer is not on this host: its packets came from a
  *          device other than loopback, or the connection it accepted came
  *          from an address that is not one of the host's.
- * @flags: Enum brute_sock_flag; set before the socket is shared.
+ * @flags: Enum brute_sock_flag; set before the socket is shared, but
+ *         BRUTE_SOCK_OWN, which its writers set (WRITE_ONCE()).
  * @party: Who answers for what is written to it: the user of the task that
  *         made it, or that connected it (the user who ran a privileged
  *         image, for a privileged image), as a kernel user ID.  For the

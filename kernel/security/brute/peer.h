@@ -80,8 +80,11 @@ struct brute_peer {
  *                       (a proxy in front of the service): @endpoint and
  *                       @peer are where the peer's input arrived and who
  *                       sent it, @relay the proxy's user.
- * @BRUTE_INPUT_MIXED: What a local user relayed from several sources:
- *                     @peer is that user.
+ * @BRUTE_INPUT_MIXED: What a local user relayed from several sources, or
+ *                     wrote of its own besides what it relayed: @peer is
+ *                     that user.
+ * @BRUTE_INPUT_PENDING: A local connection whose client wrote nothing yet:
+ *                       whose input it carries is known once it does.
  */
 enum brute_input_kind {
 	BRUTE_INPUT_NONE,
@@ -89,6 +92,7 @@ enum brute_input_kind {
 	BRUTE_INPUT_LOCAL,
 	BRUTE_INPUT_RELAYED,
 	BRUTE_INPUT_MIXED,
+	BRUTE_INPUT_PENDING,
 };
 
 /**

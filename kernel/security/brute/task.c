@@ -567,6 +567,16 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 
 	/* A change of IDs not seen by the set*id() hooks still counts. */
 	brute_check_ids(current_cred(), current_cred());
+	/*
+	 * A local connection's party is known once its client wrote: the
+	 * boundary its input crossed is crossed now.
+	 */
+	brute_params_get(&params);
+	brute_input_resolve(&params, &crash->input);
+	if (crash->input.how != BRUTE_INPUT_HOW_NONE &&
+	    !(READ_ONCE(hierarchy->boundaries) & crash->input.boundary))
+		brute_hierarchy_cross(hierarchy, crash->input.boundary,
+				      current_cred(), current_cred());
 	boundaries = READ_ONCE(hierarchy->boundaries);
 	if (!boundaries)
 		return;
@@ -576,11 +586,9 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 			     &brute_task(current->group_leader)->flags))
 		return;
 
-	brute_params_get(&params);
 	now = ktime_get_ns();
 	crash->info.hierarchy = hierarchy;
 	crash->info.origin = hierarchy;
-	brute_input_resolve(&params, &crash->input);
 	/*
 	 * A SIGBUS is a mapped file's doing as often as the input's (another
 	 * user truncated it), and a traced task's signal may be the tracer's

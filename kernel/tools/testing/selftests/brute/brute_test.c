@@ -2284,17 +2284,21 @@ TEST_F(brute, v4_pipe_framing_not_charged)
 	ASSERT_EQ(0, chmod(fifo, 0666));
 	writer = fork();
 	if (!writer) {
-		int i;
+		int i, fd;
 
-		if (setresuid(4243, 4243, 4243))
+		if (setresuid(4243, 4243, 4243)) {
+			perror("fifo writer: setresuid");
 			_exit(1);
-		for (i = 0; i < 8; i++) {
-			int fd = open(fifo, O_WRONLY);
-
-			if (fd < 0 || write(fd, "crash\n", 6) != 6)
-				_exit(1);
-			close(fd);
 		}
+		/* Every line at once, kept open: each reader takes one. */
+		fd = open(fifo, O_WRONLY);
+		for (i = 0; i < 8; i++) {
+			if (fd < 0 || write(fd, "crash\n", 6) != 6) {
+				perror("fifo writer");
+				_exit(1);
+			}
+		}
+		pause();
 		_exit(0);
 	}
 	framing(_metadata, "fifo:/tmp/brute_fifo", "7795");

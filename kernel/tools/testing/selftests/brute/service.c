@@ -23,7 +23,7 @@
  *            source, and fault if that line is "crash" (else answer):
  *            udp:PORT (a datagram to that port of the service's), uring:PORT
  *            (the same datagram, read by an io_uring worker thread),
- *            fifo:PATH (a named pipe), tcp:ADDR:PORT (a connection the
+ *            fifo:PATH (a line of a named pipe), tcp:ADDR:PORT (a connection the
  *            child makes to an upstream server)
  *
  * Prints "listening" once it listens.  Runs until killed.
@@ -238,10 +238,13 @@ static void read_frame(char *buf, size_t len)
 	} else if (!strcmp(frame_kind, "uring")) {
 		n = uring_recv(frame_udp, buf, len);
 	} else if (!strcmp(frame_kind, "fifo")) {
+		/* One line, a byte at a time: the next child reads the next. */
 		fd = open(frame_arg, O_RDONLY);
 		if (fd < 0)
 			die(frame_arg);
-		n = read(fd, buf, len);
+		for (n = 0; n < (ssize_t)len - 1; n++)
+			if (read(fd, buf + n, 1) != 1 || buf[n] == '\n')
+				break;
 	} else if (!strcmp(frame_kind, "tcp")) {
 		n = upstream_read(frame_arg, buf, len);
 	}
