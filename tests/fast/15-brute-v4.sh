@@ -45,6 +45,8 @@ has "framing: crashes after another source recorded input=ambiguous, naming the 
 	$CRASH ' source=unknown input=ambiguous peer=10\.198\.0\.2/32 ' 32
 none "framing: the benign client was never charged" \
 	$CRASH ' source=peer input=peer peer=10\.198\.0\.2/32 .*peer_faults='
+has "SIGBUS: a peer's request before it named, not charged" \
+	$CRASH ' sig=7 .* source=unknown input=ambiguous peer=10\.199\.0\.2/32 .*lport=7798 ' 8
 # The trusted load balancer: named, never charged, never banned.
 has "trusted load balancer: input=trusted, the balancer named" \
 	$CRASH ' source=unknown input=trusted peer=10\.199\.0\.17/32 ' 8

@@ -2307,6 +2307,27 @@ TEST_F(brute, v4_pipe_framing_not_charged)
 	unlink(fifo);
 }
 
+/*
+ * A SIGBUS is a mapped file's doing as often as the input's: never charged
+ * to the peer whose request preceded it.
+ */
+TEST_F(brute, v4_sigbus_not_charged)
+{
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7798"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "8", "-r", "bus", "tcp",
+			  "10.199.0.1:7798"));
+	EXPECT_EQ(8, out.crashed);
+	EXPECT_FALSE(peer_banned("10.199.0.2/32"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
 /* Give a copy of the service file capabilities: cap_net_bind_service=ep. */
 static int service_fcaps(const char *path)
 {

@@ -54,7 +54,8 @@ static socklen_t make_addr(const char *kind, const char *where,
 		    (int)sizeof(un->sun_path))
 			die("path");
 		return sizeof(*un);
-	} else {
+	}
+	{
 		struct sockaddr_in *in = (struct sockaddr_in *)ss;
 		const char *colon = strchr(where, ':');
 		char host[64];

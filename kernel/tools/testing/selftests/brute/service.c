@@ -4,7 +4,8 @@
  *
  * Usage: service [options] tcp ADDR:PORT | unix PATH [-- PROG ARGS...]
  *   Accepts connections; a child per connection reads one request line:
- *   "crash" makes it fault (SIGSEGV), anything else is answered "ok".
+ *   "crash" makes it fault (SIGSEGV), "bus" makes it raise SIGBUS (as a
+ *   mapped file truncated under it would), anything else is answered "ok".
  *   With PROG, each child executes PROG ARGS instead, the connection as
  *   its standard input and output (inetd style): PROG answers.
  *   -n PATH  enter the network namespace at PATH first
@@ -273,6 +274,8 @@ static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
 			_exit(keepalive ? 0 : 1);
 		if (!strncmp(buf, "crash", 5))
 			fault();
+		if (!strncmp(buf, "bus", 3))
+			raise(SIGBUS);
 		if (frame_kind && !strncmp(buf, "frame", 5)) {
 			char other[64] = "";
 
