@@ -36,11 +36,12 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_UNPROTECTED = 3 };
 __attribute__((format(printf, 1, 2)))
 void err(const char *fmt, ...);
 char *sys_path(const char *path);
+const char *escape_tty(char *buf, size_t size, const char *s, size_t len);
 const char *snip(char *buf, size_t size, const char *s);
 bool parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool parse_u32(const char *s, uint32_t *out);
 bool parse_dev(const char *s, uint32_t *maj, uint32_t *min);
-char *decode_name(const char *s, size_t *len, const char **why);
+char *decode_name(const char *s, const char *field, size_t *len, char *why, size_t why_size);
 const char *brute_absent_hint(const char *missing);
 int read_table(const char *rel, const char *missing, size_t esize,
 	       bool (*parse)(char *line, void *e, char *why_buf, size_t why_size),

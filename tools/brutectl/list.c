@@ -53,7 +53,6 @@ static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 	struct entry *e = out;
 	char quoted[168];
 	char *tok, *save = NULL;
-	const char *why = NULL;
 
 	memset(e, 0, sizeof(*e));
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
@@ -124,11 +123,9 @@ static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 				goto badval;
 			break;
 		case F_NAME:
-			e->name = decode_name(val, &e->name_len, &why);
-			if (!e->name) {
-				snprintf(why_buf, why_size, "%s", why);
+			e->name = decode_name(val, "target_name", &e->name_len, why_buf, why_size);
+			if (!e->name)
 				goto bad;
-			}
 			e->name_raw = strdup(val);
 			if (!e->name_raw) {
 				snprintf(why_buf, why_size, "out of memory");

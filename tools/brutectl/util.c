@@ -43,11 +43,12 @@ char *sys_path(const char *path)
 	return out;
 }
 
-/* At most 40 bytes of s for an error message, escaped as put_name_tty() escapes names. */
-const char *snip(char *buf, size_t size, const char *s)
+/* len bytes of s escaped for a terminal as put_name_tty() escapes names, into buf (cut to
+ * size); "" for an empty s. */
+const char *escape_tty(char *buf, size_t size, const char *s, size_t len)
 {
-	size_t len = strnlen(s, 40), n = 0;
 	char *text = NULL;
+	size_t n = 0;
 	FILE *f;
 
 	buf[0] = '\0';
@@ -62,6 +63,12 @@ const char *snip(char *buf, size_t size, const char *s)
 	snprintf(buf, size, "%s", text);
 	free(text);
 	return buf;
+}
+
+/* At most 40 bytes of s for an error message, escaped as put_name_tty() escapes names. */
+const char *snip(char *buf, size_t size, const char *s)
+{
+	return escape_tty(buf, size, s, strnlen(s, 40));
 }
 
 /* Strict unsigned decimal: digits only, no sign, no overflow beyond max. */
@@ -112,16 +119,17 @@ bool parse_dev(const char *s, uint32_t *maj, uint32_t *min)
 }
 
 /*
- * Decode the kernel's escaping of target_name: \ooo (three octal digits) for space, tab,
- * newline, backslash, '=' and non-printables. A backslash not starting \ooo, an escaped NUL
- * or a raw control character is an error. Returns a malloc'd string, its length in *len.
+ * Decode the kernel's escaping of a name (the field target_name or lpath, for messages):
+ * \ooo (three octal digits) for space, tab, newline, backslash, '=' and non-printables. A
+ * backslash not starting \ooo, an escaped NUL or a raw control character is an error (why).
+ * Returns a malloc'd string, its length in *len.
  */
-char *decode_name(const char *s, size_t *len, const char **why)
+char *decode_name(const char *s, const char *field, size_t *len, char *why, size_t why_size)
 {
 	char *out = malloc(strlen(s) + 1), *o = out;
 
 	if (!out) {
-		*why = "out of memory";
+		snprintf(why, why_size, "out of memory");
 		return NULL;
 	}
 	while (*s) {
@@ -130,12 +138,12 @@ char *decode_name(const char *s, size_t *len, const char **why)
 		if (c == '\\') {
 			if (s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' ||
 			    s[3] < '0' || s[3] > '7') {
-				*why = "bad escape in target_name (expected \\ooo)";
+				snprintf(why, why_size, "bad escape in %s (expected \\ooo)", field);
 				goto bad;
 			}
 			c = (unsigned char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
 			if (c == 0) {
-				*why = "NUL byte in target_name";
+				snprintf(why, why_size, "NUL byte in %s", field);
 				goto bad;
 			}
 			*o++ = (char)c;
@@ -143,7 +151,7 @@ char *decode_name(const char *s, size_t *len, const char **why)
 			continue;
 		}
 		if (c < 0x20 || c == 0x7f) {
-			*why = "unescaped control character in target_name";
+			snprintf(why, why_size, "unescaped control character in %s", field);
 			goto bad;
 		}
 		*o++ = (char)c;
