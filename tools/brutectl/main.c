@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "brutectl.h"
+#include "trust.h"
 
 #ifndef VERSION
 #define VERSION "unknown"
@@ -49,8 +50,15 @@ static void usage(FILE *out)
 		"  lift --peer all           lift every peer ban\n"
 		"  status [--json]           whether Brute and audit are active, its counters, the\n"
 		"                            tunables\n"
+		"  trust list [--json]       the trusted peers (proxies, load balancers, relay uids)\n"
+		"  trust add SPEC...         trust these peers (until the next load)\n"
+		"  trust del SPEC...         no longer trust them\n"
+		"  trust load [FILE]         replace the list with FILE's (" TRUSTED_CONF ")\n"
+		"  trust check [FILE]        check FILE, change nothing\n"
 		"\n"
-		"USER is a user name or a uid. Reading the tables and lifting need root.\n"
+		"USER is a user name or a uid. SPEC: ADDR[/LEN] [netns=PATH|INODE]\n"
+		"[endpoint=ADDR:PORT|[ADDR6]:PORT|*:PORT], or uid:USER|uid:FIRST-LAST [netns=...].\n"
+		"Reading the tables and changing them need root.\n"
 		"Exit status: 0 success, 1 the operation failed, 2 usage error; status: 3 the host\n"
 		"is not protected (Brute not active or in mode 0, or audit disabled).\n"
 		"Environment: BRUTE_SYSFS_ROOT is prefixed to the /sys and /proc paths.\n");
@@ -84,6 +92,8 @@ int main(int argc, char **argv)
 		return cmd_lift(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "status"))
 		return cmd_status(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "trust"))
+		return cmd_trust(argc - 1, argv + 1);
 	err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

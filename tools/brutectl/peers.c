@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "brutectl.h"
+#include "trust.h"
 
 /* ---- parsing of the peers file --------------------------------------------------------- */
 
@@ -29,6 +30,10 @@ struct peer_entry {
 	char laddr[INET6_ADDRSTRLEN];
 	uint32_t lport;
 	uint64_t lino, faults, attacks, ema_ms, idle_ms, ban_left_s, refused;
+	bool has_lpath;         /* v4: the Unix listener's bound path (lpath=) */
+	char lpath_raw[4 * 108 + 8];    /* as the kernel wrote it (escaped); "?" unnamed */
+	char lpath[110];        /* decoded; abstract names start with '@' */
+	size_t lpath_len;       /* 0: unnamed */
 };
 
 /* "ADDR/LEN" (IPv4 or IPv6, LEN within the family's bits) or "uid:UID". */
@@ -64,18 +69,20 @@ static bool parse_peer(const char *s, struct peer_entry *p)
 enum peer_field {
 	P_PEER, P_NETNS, P_TRANSPORT, P_FAULTS, P_ATTACKS, P_EMA, P_IDLE, P_BAN, P_REFUSED,
 	P_LADDR, P_LPORT, P_LINO, /* the endpoint's, by transport, from here */
+	P_LPATH, /* optional (v4) */
 	N_PEER_FIELDS
 };
 #define N_PEER_REQUIRED P_LADDR
 static const char *const peer_field_names[N_PEER_FIELDS] = {
 	"peer", "netns", "transport", "faults", "attacks", "ema_ms", "idle_ms", "ban_left_s",
-	"refused", "laddr", "lport", "lino",
+	"refused", "laddr", "lport", "lino", "lpath",
 };
 
 /*
  * One line of the peers file (without its newline) into *out, a struct peer_entry; as
  * parse_line(): unknown keys (peer_uid among them: peer=uid:UID says it) are ignored, every
- * required key must appear (laddr and lport for transport=tcp, lino for unix), none twice.
+ * required key must appear (laddr and lport for transport=tcp, lino for unix), none twice;
+ * lpath (v4, Unix endpoints: the listener's path, escaped as target_name is) is optional.
  */
 static bool parse_peer_line(char *line, void *out, char *why_buf, size_t why_size)
 {
@@ -136,6 +143,28 @@ static bool parse_peer_line(char *line, void *out, char *why_buf, size_t why_siz
 				goto badval;
 			p->lport = (uint32_t)v;
 			break;
+		case P_LPATH: {
+			size_t len = 0;
+			char *name;
+
+			if (strlen(val) >= sizeof(p->lpath_raw) || !*val)
+				goto badval;
+			strcpy(p->lpath_raw, val);
+			p->has_lpath = true;
+			if (!strcmp(val, "?"))
+				break;	/* an unnamed socket */
+			name = decode_name(val, "lpath", &len, why_buf, why_size);
+			if (!name)
+				return false;
+			if (len >= sizeof(p->lpath)) {
+				free(name);
+				goto badval;
+			}
+			memcpy(p->lpath, name, len);
+			p->lpath_len = len;
+			free(name);
+			break;
+		}
 		default:
 			if (!parse_u64(val, UINT64_MAX, &v))
 				goto badval;
@@ -148,7 +177,7 @@ badval:
 			 snip(quoted, sizeof(quoted), val));
 		return false;
 	}
-	for (int f = 0; f < N_PEER_FIELDS; f++) {
+	for (int f = 0; f < P_LPATH; f++) {
 		bool needed = f < N_PEER_REQUIRED || (f == P_LINO) == p->unix_ep;
 
 		if (needed && !seen[f]) {
@@ -176,10 +205,15 @@ static const bool peer_col_right[N_PEER_COLS] = {
 	false, false, false, true, true, true, true, true, false, true,
 };
 
-/* The endpoint for people: "tcp 0.0.0.0:7777", "tcp [::]:22", "unix socket 23114". */
+/* The endpoint for people: "tcp 0.0.0.0:7777", "tcp [::]:22", "unix /run/php/fpm.sock",
+ * "unix socket 23114" (unnamed, or a kernel before v4: its inode). */
 static void fmt_endpoint(char *buf, size_t size, const struct peer_entry *p)
 {
-	if (p->unix_ep)
+	char path[4 * sizeof(p->lpath) + 1];
+
+	if (p->unix_ep && p->lpath_len)
+		snprintf(buf, size, "unix %s", escape_tty(path, sizeof(path), p->lpath, p->lpath_len));
+	else if (p->unix_ep)
 		snprintf(buf, size, "unix socket %" PRIu64, p->lino);
 	else if (strchr(p->laddr, ':'))
 		snprintf(buf, size, "tcp [%s]:%" PRIu32, p->laddr, p->lport);
@@ -215,7 +249,16 @@ static void peers_json(const struct peer_entry *v, size_t n, bool bans)
 		       p->unix_ep ? "unix" : "tcp");
 		if (p->unix_ep)
 			printf(",\"lino\":%" PRIu64, p->lino);
-		else
+		if (p->unix_ep && p->has_lpath) {
+			fputs(",\"lpath\":", stdout);
+			if (p->lpath_len)
+				put_json_str(stdout, p->lpath, p->lpath_len);
+			else
+				fputs("null", stdout);
+			fputs(",\"lpath_raw\":", stdout);
+			put_json_str(stdout, p->lpath_raw, strlen(p->lpath_raw));
+		}
+		if (!p->unix_ep)
 			printf(",\"laddr\":\"%s\",\"lport\":%" PRIu32, p->laddr, p->lport);
 		printf(",\"faults\":%" PRIu64 ",\"attacks\":%" PRIu64 ",\"ema_ms\":%" PRIu64
 		       ",\"idle_ms\":%" PRIu64 ",\"banned\":%s,\"ban_left_s\":%" PRIu64
@@ -223,13 +266,13 @@ static void peers_json(const struct peer_entry *v, size_t n, bool bans)
 		       p->faults, p->attacks, p->ema_ms, p->idle_ms, p->ban_left_s ? "true" : "false",
 		       p->ban_left_s, p->refused);
 	}
-	printf("%s]}\n", first ? "" : "\n");
+	printf("%s]", first ? "" : "\n");
 }
 
 static int peers_table(const struct peer_entry *v, size_t n, bool bans)
 {
 	char *cells = NULL;
-	size_t rows = 0, width[N_PEER_COLS], cell = 80;
+	size_t rows = 0, width[N_PEER_COLS], cell = 448;	/* a Unix path, escaped */
 
 	cells = calloc(n ? n : 1, N_PEER_COLS * cell);
 	if (!cells) {
@@ -292,21 +335,40 @@ int cmd_peers(int argc, char **argv)
 {
 	bool bans = false, json = false;
 	struct peer_entry *v = NULL;
+	struct trust_entry *tv = NULL;
+	size_t n = 0, tn = 0;
+	int ret, trusted = 1;
 	void *p = NULL;
-	size_t n = 0;
-	int ret;
 
 	if (table_args(argc, argv, "peers", &bans, &json))
 		return EXIT_USAGE;
 	if (read_table(PEERS_PATH, NO_PEERS, sizeof(*v), parse_peer_line, free_peers, &p, &n))
 		return EXIT_FAIL;
 	v = p;
+	/* v4: the trusted peers, never in the peer table (never charged, never banned) */
+	if (!bans) {
+		trusted = trust_read_kernel(&tv, &tn, true);
+		if (trusted < 0) {
+			free_peers(v, n);
+			return EXIT_FAIL;
+		}
+	}
 	if (json) {
 		peers_json(v, n, bans);
+		if (trusted == 0) {
+			fputs(",\"trusted\":", stdout);
+			trust_print_json_array(tv, tn);
+		}
+		fputs("}\n", stdout);
 		ret = EXIT_OK;
 	} else {
 		ret = peers_table(v, n, bans);
+		if (trusted == 0 && tn) {
+			printf("\ntrusted peers (never charged, never banned: brutectl trust):\n");
+			trust_print_table(tv, tn);
+		}
 	}
+	free(tv);
 	free_peers(v, n);
 	return flushed(ret);
 }

@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include "brutectl.h"
+#include "trust.h"
 
 static const char *const tunables[] = {
 	"mode", "crash_period_threshold_ms", "min_faults", "max_faults",
 	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s", "table_size",
 	"forget_time_s", "backstop_faults", "peer_ban_time_s", "peer_prefix_v4", "peer_prefix_v6",
 	"escalate_prefix_v4", "escalate_prefix_v6", "escalate_faults",
+	"trusted_uid_max",	/* v4 */
 };
 #define N_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 
@@ -147,6 +149,34 @@ static void read_stats(struct stats_info *si)
 	}
 }
 
+/* "trusted: 3 declared peers (brutectl trust list); local uids 1-999 are relays ..." */
+static void print_trust_line(const struct stats_info *si, int64_t uid_max)
+{
+	bool count = false;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < si->n; i++)
+		if (!strcmp(si->key[i], "trusted")) {
+			count = true;
+			n = si->val[i];
+		}
+	if (!count && uid_max == -ENOENT)
+		return;		/* a kernel before v4 */
+	printf("trusted: ");
+	if (count)
+		printf("%" PRIu64 " declared peer%s (brutectl trust list)", n, n == 1 ? "" : "s");
+	else
+		printf("declared peers unknown (no trusted= in stats)");
+	if (uid_max > 1)
+		printf("; local uids 1-%" PRId64 " are relays (trusted_uid_max)\n", uid_max);
+	else if (uid_max == 1)
+		printf("; local uid 1 is a relay (trusted_uid_max)\n");
+	else if (uid_max == 0)
+		printf("; no local uid is a relay (trusted_uid_max 0)\n");
+	else
+		printf("; trusted_uid_max unknown\n");
+}
+
 int cmd_status(int argc, char **argv)
 {
 	char *lsm_path = sys_path(LSM_PATH), lsm[512], vals[N_TUNABLES][64];
@@ -155,6 +185,7 @@ int cmd_status(int argc, char **argv)
 	struct audit_info ai;
 	struct reportd_info ri;
 	struct stats_info si;
+	int64_t uid_max;
 	char why[256] = "";
 	size_t mode_i;
 
@@ -188,6 +219,7 @@ int cmd_status(int argc, char **argv)
 	read_stats(&si);
 	query_audit(&ai);
 	read_reportd(&ri);
+	uid_max = trust_uid_max();
 	/* protected: Brute active and on, audit not known to be off (as brute-reportd --health) */
 	mode_i = mode_index();
 	if (lsm_err)
@@ -257,6 +289,7 @@ int cmd_status(int argc, char **argv)
 				printf("%s%s %" PRIu64, i ? ", " : "", si.key[i], si.val[i]);
 			putchar('\n');
 		}
+		print_trust_line(&si, uid_max);
 		if (ai.err == EPERM || ai.err == EACCES)
 			printf("audit:   unknown (querying it needs root)\n");
 		else if (ai.err)
