@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		"  lift --peer uid:USER      lift the peer bans of that Unix socket user\n"
 		"  lift --peer all           lift every peer ban\n"
 		"  status [--json]           whether Brute and audit are active, its counters, the\n"
-		"                            tunables\n"
+		"                            tunables, the services it protects\n"
 		"  trust list [--json]       the trusted peers (proxies, load balancers, relay uids)\n"
 		"  trust add SPEC...         trust these peers (until the next load)\n"
 		"  trust del SPEC...         no longer trust them\n"

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "brutectl.h"
+#include "services.h"
 #include "trust.h"
 
 static const char *const tunables[] = {
@@ -149,6 +151,24 @@ static void read_stats(struct stats_info *si)
 	}
 }
 
+/*
+ * The kernel's trusted list for the services' trusted peers, quietly: 0 read, 1 the kernel
+ * has none (before v4), -1 unreadable (not root) or malformed (said on stderr).
+ */
+static int read_trusted(struct trust_entry **tv, size_t *tn)
+{
+	char *path = sys_path(TRUSTED_PATH);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = errno;
+
+	free(path);
+	*tv = NULL;
+	*tn = 0;
+	if (fd < 0)
+		return e == ENOENT ? 1 : -1;
+	close(fd);
+	return trust_read_kernel(tv, tn, false) ? -1 : 0;
+}
+
 /* "trusted: 3 declared peers (brutectl trust list); local uids 1-999 are relays ..." */
 static void print_trust_line(const struct stats_info *si, int64_t uid_max)
 {
@@ -185,6 +205,9 @@ int cmd_status(int argc, char **argv)
 	struct audit_info ai;
 	struct reportd_info ri;
 	struct stats_info si;
+	struct trust_entry *tv = NULL;
+	size_t tn = 0;
+	int trusted;
 	int64_t uid_max;
 	char why[256] = "";
 	size_t mode_i;
@@ -219,6 +242,7 @@ int cmd_status(int argc, char **argv)
 	read_stats(&si);
 	query_audit(&ai);
 	read_reportd(&ri);
+	trusted = read_trusted(&tv, &tn);
 	uid_max = trust_uid_max();
 	/* protected: Brute active and on, audit not known to be off (as brute-reportd --health) */
 	mode_i = mode_index();
@@ -265,6 +289,7 @@ int cmd_status(int argc, char **argv)
 			fputs(si.n ? "}" : "{}", stdout);
 		}
 		print_reportd(&ri, true);
+		print_services(true, tv, tn, trusted, uid_max, &ri);
 		printf(",\"protected\":%s,\"not_protected_because\":", why[0] ? "false" : "true");
 		if (why[0])
 			put_json_str(stdout, why, strlen(why));
@@ -316,10 +341,12 @@ int cmd_status(int argc, char **argv)
 				printf("  %-26s %s%s\n", tunables[i], vals[i], note);
 		}
 		print_reportd(&ri, false);
+		print_services(false, tv, tn, trusted, uid_max, &ri);
 		if (why[0])
 			printf("host:    NOT protected: %s\n", why);
 		else
 			printf("host:    protected\n");
 	}
+	free(tv);
 	return flushed(why[0] ? EXIT_UNPROTECTED : EXIT_OK);
 }

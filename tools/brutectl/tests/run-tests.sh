@@ -809,8 +809,10 @@ assert d[1]["target_name"] == "b\u202ec\u2028d\u2066e\u00e9", ascii(d[1]["target
 		not_ok "list --json: the controls as \\uXXXX" "exit $rc" "$out" "$(cat "$tmp/py")"
 	fi
 
-	# --- response v4: trusted peers (tests/trust.sh)
+	# --- response v4: trusted peers (tests/trust.sh), the services status shows
+	# (tests/services.sh)
 	. "$here/trust.sh"
+	. "$here/services.sh"
 done
 
 echo "$pass passed, $fail failed"
