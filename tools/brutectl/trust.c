@@ -588,28 +588,30 @@ static int trust_list(int argc, char **argv)
  */
 static ssize_t parse_args(int argc, char **argv, const char *cmd, struct trust_entry **out)
 {
-	struct trust_entry *v = calloc((size_t)argc, sizeof(*v));
 	char *all = NULL, *tok[MAX_TOKENS + 1], why[320], *save = NULL, *t, text[1024];
 	char quoted[4 * sizeof(text)];
-	size_t len = 0, n = 0, ntok = 0;
+	size_t len = 0, n = 0, ntok = 0, at = 0;
+	struct trust_entry *v;
 
-	if (!v) {
-		err("out of memory");
-		return -1;
-	}
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
+	/* an entry is at least one word, a word and a blank at least two bytes */
+	v = calloc(len / 2 + 1, sizeof(*v));
 	all = malloc(len + 1);
-	if (!all) {
+	if (!v || !all) {
 		err("out of memory");
 		free(v);
+		free(all);
 		return -1;
 	}
-	all[0] = '\0';
 	for (int i = 0; i < argc; i++) {
-		strcat(all, argv[i]);
-		strcat(all, " ");
+		size_t l = strlen(argv[i]);
+
+		memcpy(all + at, argv[i], l);
+		all[at + l] = ' ';
+		at += l + 1;
 	}
+	all[at] = '\0';
 	t = strtok_r(all, " \t\n", &save);
 	while (t) {
 		/* one entry: a peer and the scope fields after it */

@@ -296,6 +296,9 @@ while IFS='|' read -r spec why; do
 done <"$tmp/badspecs"
 runlog trust add "10.0.0.0/8 netns=4026531840"
 wrote_once "trust add 'PREFIX netns=N' as one argument" 'add 10.0.0.0/8 netns=4026531840\n'
+runlog trust add "10.0.0.0/8 10.1.0.0/16 netns=1	10.2.0.0/16 10.3.0.0/16" "10.4.0.0/16 10.5.0.0/16 10.6.0.0/16"
+wrote_once "trust add: several SPECs in one argument (more entries than arguments)" \
+	'add 10.0.0.0/8\nadd 10.1.0.0/16 netns=1\nadd 10.2.0.0/16\nadd 10.3.0.0/16\nadd 10.4.0.0/16\nadd 10.5.0.0/16\nadd 10.6.0.0/16\n'
 runlog trust add 10.0.0.0/8 uid:no_such_user_brute
 unwritten "trust add: one bad SPEC, nothing written (not even the good ones)" 2 "no such user 'no_such_user_brute'"
 runlog trust add "$(printf '10.0.0.1\033[31m')"
