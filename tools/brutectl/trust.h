@@ -23,7 +23,7 @@
 #define TRUSTED_CONF "/etc/brute/trusted-peers.conf"
 #define NO_TRUSTED "this kernel's Brute has no trusted list (older than v4?)"
 #define TRUST_MAX_ENTRIES 1024	/* the kernel's bound (ENOSPC beyond) */
-#define TRUST_MAX_WRITE 65536	/* one write(2), one transaction (EFBIG beyond) */
+#define TRUST_MAX_WRITE 131072	/* one write(2), one transaction (EFBIG beyond) */
 #define TRUST_MAX_LINE 1024	/* a line of the file */
 
 /* One trusted entry: an address prefix or a uid range, and its scope. */

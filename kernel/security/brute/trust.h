@@ -19,7 +19,7 @@
 /* Entries of the trusted list, at most. */
 #define BRUTE_TRUST_MAX 1024
 /* Bytes of one write to the trusted file (one transaction), at most. */
-#define BRUTE_TRUST_WRITE_MAX 65536
+#define BRUTE_TRUST_WRITE_MAX 131072
 
 /**
  * struct brute_trust_entry - A trusted peer, and where it is trusted
