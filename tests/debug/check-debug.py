@@ -28,7 +28,8 @@ import guest  # noqa: E402
 FLAVOURS = ("kasan", "kcsan")
 # Name order: the audit trail tests (20) before the storm (25), whose records auditd may
 # still be receiving long after it on a sanitizer kernel.
-TESTS = ("10-brute-selftests,11-brute-model,12-brute-relay,13-brute-response,20-brute-audit,"
+TESTS = ("10-brute-selftests,11-brute-model,12-brute-relay,13-brute-response,15-brute-v4,"
+         "20-brute-audit,"
          "25-brute-storm,26-brute-faults,99-kmemleak")
 # The first line of each kind of report on the console.
 REPORT = re.compile(

@@ -188,6 +188,13 @@ void brute_input_identify(struct sock *sk, struct brute_input *id,
 			strscpy(lpath, origin->lpath, BRUTE_LPATH_LEN);
 		return;
 	}
+	/*
+	 * A client whose writes are not followed (a TCP Fast Open connect,
+	 * an MPTCP subflow, whose MPTCP socket takes the writes) wrote its
+	 * own input, whatever it was.
+	 */
+	if (!(READ_ONCE(ws->flags) & BRUTE_SOCK_RELAY))
+		own = true;
 	if (!origin && !own)
 		id->kind = BRUTE_INPUT_PENDING;
 	else if (!origin && (uid_eq(party, GLOBAL_ROOT_UID) ||

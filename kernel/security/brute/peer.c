@@ -1031,46 +1031,48 @@ static void test_peers_escalate(struct kunit *test)
 static void test_peers_v6_and_unix(struct kunit *test)
 {
 	struct brute_peers *peers = test->priv;
-	struct brute_input a, b, u;
+	/* Three inputs are too large for a KCSAN kernel's stack frame. */
+	struct brute_input *in = kunit_kcalloc(test, 3, sizeof(*in),
+					       GFP_KERNEL);
 	struct brute_peer_charge charge;
 	u64 now = 0;
 	char line[BRUTE_PEER_KEY_LEN];
 
-	a = test_input_v4(7777, 0);
-	a.peer.family = AF_INET6;
-	a.peer.addr.v6.s6_addr32[0] = htonl(0x20010db8);
-	a.peer.addr.v6.s6_addr32[3] = htonl(1);
-	b = a;
-	b.peer.addr.v6.s6_addr32[3] = htonl(2);
-	charge = test_peer_charge(peers, &a, &now, 2);
-	charge = test_peer_charge(peers, &b, &now, 3);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	in[0] = test_input_v4(7777, 0);
+	in[0].peer.family = AF_INET6;
+	in[0].peer.addr.v6.s6_addr32[0] = htonl(0x20010db8);
+	in[0].peer.addr.v6.s6_addr32[3] = htonl(1);
+	in[1] = in[0];
+	in[1].peer.addr.v6.s6_addr32[3] = htonl(2);
+	charge = test_peer_charge(peers, &in[0], &now, 2);
+	charge = test_peer_charge(peers, &in[1], &now, 3);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
-	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &a.endpoint,
-						    &a.peer, now));
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &in[0].endpoint,
+						    &in[0].peer, now));
 	brute_peer_key_format(line, sizeof(line), &charge.key, 12345);
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=2001:db8::/64 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
 			   line);
 
-	memset(&u, 0, sizeof(u));
-	u.cookie = 2;
-	u.endpoint.net = 1;
-	u.endpoint.netns = 4026531840U;
-	u.endpoint.family = AF_UNIX;
-	u.endpoint.addr.path = 0x1234567890abcdefULL;
-	u.lino = 12345;
-	u.peer.family = AF_UNIX;
-	u.peer.addr.uid = KUIDT_INIT(4243);
-	charge = test_peer_charge(peers, &u, &now, 5);
+	in[2].cookie = 2;
+	in[2].endpoint.net = 1;
+	in[2].endpoint.netns = 4026531840U;
+	in[2].endpoint.family = AF_UNIX;
+	in[2].endpoint.addr.path = 0x1234567890abcdefULL;
+	in[2].lino = 12345;
+	in[2].peer.family = AF_UNIX;
+	in[2].peer.addr.uid = KUIDT_INIT(4243);
+	charge = test_peer_charge(peers, &in[2], &now, 5);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_EQ(test, 0, charge.prefix.peer.prefix);
 	brute_peer_key_format(line, sizeof(line), &charge.key, 12345);
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=uid:4243 peer_uid=4243 netns=4026531840 transport=unix lino=12345",
 			   line);
-	u.peer.addr.uid = KUIDT_INIT(4244);
-	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &u.endpoint,
-						     &u.peer, now));
+	in[2].peer.addr.uid = KUIDT_INIT(4244);
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &in[2].endpoint,
+						     &in[2].peer, now));
 }
 
 /* A full share lets the endpoint's coldest count go, never a ban. */

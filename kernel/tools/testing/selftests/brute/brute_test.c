@@ -2201,6 +2201,25 @@ TEST_F(brute, v4_loopback_local_user_banned)
 	EXPECT_EQ(0, service_end(&srv));
 }
 
+/* The same with MPTCP on loopback: its subflows are the user's. */
+TEST_F(brute, v4_mptcp_loopback_local_user_banned)
+{
+	struct outcome attacker;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-M", "-n", SRV_NETNS,
+			   "tcp", "127.0.0.1:7799"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-M", "-n",
+			       SRV_NETNS, "-u", "4243", "-c", "8", "-r",
+			       "crash", "tcp", "127.0.0.1:7799"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_TRUE(peer_banned("uid:4243"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
 /*
  * A user of a user namespace that root made is its kernel user ID, not
  * root: refused after min_faults crashes of a root service's Unix socket.
