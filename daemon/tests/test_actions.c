@@ -11,6 +11,7 @@
  * 37-reportd-nft.sh).
  */
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -631,6 +632,147 @@ START_TEST(test_daemon_acts)
 }
 END_TEST
 
+/* The helper next to the daemon under test (build/normal, build/asan). */
+static const char *peer_nft(void)
+{
+	static char path[600];
+	const char *d = getenv("BRUTE_REPORTD");
+	const char *slash = d ? strrchr(d, '/') : NULL;
+
+	if (!slash)
+		return "./brute-peer-nft";
+	snprintf(path, sizeof(path), "%.*s/brute-peer-nft", (int)(slash - d), d);
+	return path;
+}
+
+/* Run prog with exactly these environment variables; its exit status, its output in out. */
+static int run_env(const char *prog, char *const envp[], struct strbuf *out)
+{
+	int p[2], st;
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *argv[] = { (char *)prog, NULL };
+
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execve(prog, argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	sb_reset(out);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		sb_put(out, buf, (size_t)n);
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static const char *nft_list(const char *what)
+{
+	static struct strbuf out;
+	char cmd[256];
+	FILE *f;
+	char buf[4096];
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "/usr/sbin/nft list %s 2>&1", what);
+	f = popen(cmd, "r");
+	ck_assert(f != NULL);
+	sb_reset(&out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_put(&out, buf, n);
+	pclose(f);
+	return sb_str(&out);
+}
+
+/*
+ * The shipped nft action, with the real nft in a network namespace of its
+ * own: a ban puts the peer at its port in the set with the time left, a
+ * ban of it again renews the timeout (the table's rules made once), the
+ * end deletes it (and one that timed out is no error); what is not an
+ * address prefix, a port or an event is refused before nft runs.
+ */
+START_TEST(test_peer_nft)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *l;
+	int rules = 0;
+
+	if (geteuid() != 0 || access("/usr/sbin/nft", X_OK) != 0) {
+		test_skip("brute-peer-nft: needs root and nft (nftables) on the test host");
+		return;
+	}
+	if (unshare(CLONE_NEWNET) < 0 || nft_list("tables")[0] == 'E') {
+		test_skip("brute-peer-nft: no network namespace or nf_tables on the test host");
+		return;
+	}
+	{
+		char *const ban[] = { "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777",
+				      "BRUTE_TIMEOUT_S=900", NULL };
+		char *const ban6[] = { "BRUTE_EVENT=ban", "BRUTE_PEER=2001:db8:1:2::/64", "BRUTE_LPORT=443",
+				       "BRUTE_TIMEOUT_S=60", NULL };
+		char *const again[] = { "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777",
+					"BRUTE_TIMEOUT_S=100", NULL };
+		char *const end[] = { "BRUTE_EVENT=unban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777",
+				      "BRUTE_REASON=lifted", "BRUTE_TIMEOUT_S=0", NULL };
+
+		ck_assert_msg(run_env(peer_nft(), ban, &out) == 0, "%s", sb_str(&out));
+		ck_assert_msg(strstr(sb_str(&out), "banned 10.0.0.2/32 from port 7777 for 900 s"), "%s", sb_str(&out));
+		l = nft_list("set inet brute peers4");
+		ck_assert_msg(strstr(l, "10.0.0.2 . 7777 timeout 15m expires 1"), "%s", l);
+		ck_assert_msg(run_env(peer_nft(), ban6, &out) == 0, "%s", sb_str(&out));
+		l = nft_list("set inet brute peers6");
+		ck_assert_msg(strstr(l, "2001:db8:1:2::/64 . 443 timeout 1m expires "), "%s", l);
+		ck_assert_msg(run_env(peer_nft(), again, &out) == 0, "%s", sb_str(&out));
+		l = nft_list("set inet brute peers4");
+		ck_assert_msg(strstr(l, "10.0.0.2 . 7777 timeout 1m40s expires ") && !strstr(l, "timeout 15m"), "%s", l);
+		l = nft_list("chain inet brute input");
+		ck_assert_msg(strstr(l, "type filter hook input priority filter - 10; policy accept;"), "%s", l);
+		for (const char *p = l; (p = strstr(p, "counter packets")); p++)
+			rules++;
+		ck_assert_msg(rules == 2, "%s", l);	/* made once, never doubled */
+		ck_assert_msg(run_env(peer_nft(), end, &out) == 0, "%s", sb_str(&out));
+		ck_assert_msg(strstr(sb_str(&out), "deleted from inet brute peers4"), "%s", sb_str(&out));
+		l = nft_list("set inet brute peers4");
+		ck_assert_msg(!strstr(l, "10.0.0.2"), "%s", l);
+		ck_assert_msg(run_env(peer_nft(), end, &out) == 0, "%s", sb_str(&out));
+		ck_assert_msg(strstr(sb_str(&out), "not in inet brute peers4 (timed out)"), "%s", sb_str(&out));
+	}
+	{
+		char *const bad[][6] = {
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=uid:1000", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32;flush ruleset", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/33", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=0", "BRUTE_TIMEOUT_S=9", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=0", NULL },
+			{ "BRUTE_EVENT=drop", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.2/32", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9",
+			  "BRUTE_NFT_TABLE=x y", NULL },
+			{ "BRUTE_EVENT=ban", "BRUTE_LPORT=7777", "BRUTE_TIMEOUT_S=9", NULL },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert_msg(run_env(peer_nft(), bad[i], &out) == 2, "%zu: %s", i, sb_str(&out));
+		l = nft_list("set inet brute peers4");
+		ck_assert_msg(strstr(l, "set peers4") && !strstr(l, "10.0.0.2"), "%s", l);
+	}
+	{
+		char *const fails[] = { "BRUTE_EVENT=ban", "BRUTE_PEER=10.0.0.9/32", "BRUTE_LPORT=7777",
+					"BRUTE_TIMEOUT_S=9", "BRUTE_NFT=/bin/false", NULL };
+
+		ck_assert_int_eq(run_env(peer_nft(), fails, &out), 1);
+	}
+	sb_free(&out);
+}
+END_TEST
+
 Suite *actions_suite(void)
 {
 	Suite *s = suite_create("actions");
@@ -644,6 +786,7 @@ Suite *actions_suite(void)
 	tcase_add_test(tc, test_peer_action);
 	tcase_add_test(tc, test_peer_action_lifted_before);
 	tcase_add_test(tc, test_daemon_acts);
+	tcase_add_test(tc, test_peer_nft);
 	suite_add_tcase(s, tc);
 	return s;
 }

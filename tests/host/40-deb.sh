@@ -26,7 +26,7 @@ out=$(grep -v 'running with root privileges' "$rig/lintian.out")
 if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "lintian clean (--pedantic --info)"; else not_ok "lintian clean (--pedantic --info)" "exit $rc" "$out"; fi
 
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort | xargs)
-want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/sbin/brute-reportd"
+want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-peer-nft@.service /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/libexec/brute/brute-peer-nft /usr/sbin/brute-reportd"
 # brutectl (tools/brutectl) goes into the package when the tree has it
 [ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl"
 want="$want /usr/share/doc/brute-reportd/changelog.gz /usr/share/doc/brute-reportd/copyright /usr/share/lintian/overrides/brute-reportd /usr/share/man/man5/brute-reportd.conf.5.gz /usr/share/man/man8/brute-reportd.8.gz"
