@@ -1378,6 +1378,8 @@ static const char *const reportd_keys[] = {
 	"siem", "siem_target", "siem_connected", "siem_failures", "siem_last_delivery_usec",
 	"siem_last_error_usec", "siem_last_error", "spool_oldest_usec", "alerts_parked",
 	"updated_usec",
+	/* its actions through systemd (absent from an older daemon's file) */
+	"unit_restarts", "unit_starts", "unit_failures", "peer_actions", "peer_action_failures",
 };
 #define N_REPORTD_KEYS (sizeof(reportd_keys) / sizeof(reportd_keys[0]))
 
@@ -1503,6 +1505,10 @@ static void print_reportd(const struct reportd_info *ri, bool json)
 	       rv(ri, "audit"), rv(ri, "mode"), rv(ri, "problems"),
 	       !strcmp(rv(ri, "problems"), "1") ? "" : "s");
 	print_delivery(ri);
+	if (strcmp(rv(ri, "unit_starts"), "?"))
+		printf("          actions: backstop: units restarted %s, started %s, failed %s; peer actions %s, failed %s\n",
+		       rv(ri, "unit_restarts"), rv(ri, "unit_starts"), rv(ri, "unit_failures"),
+		       rv(ri, "peer_actions"), rv(ri, "peer_action_failures"));
 }
 
 static size_t mode_index(void)
