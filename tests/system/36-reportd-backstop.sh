@@ -76,7 +76,7 @@ UNIT
 }
 state() { systemctl show -p ActiveState --value "$1"; }
 mainpid() { systemctl show -p MainPID --value "$1"; }
-listening() { [ "$(state "$1")" = active ] && ss -Hxl src "/run/$1.sock" | grep -q LISTEN; }
+listening() { [ "$(state "$1")" = active ] && ss -Hxl src "/run/${1%.service}.sock" | grep -q LISTEN; }
 # up NAME: started, listening; prints its main pid
 up() {
 	systemctl reset-failed "$1" 2>/dev/null
