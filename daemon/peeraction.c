@@ -339,6 +339,9 @@ static bool start(struct peeraction *p, struct pjob *j)
 	return true;
 }
 
+/* Jobs looked at for one that may start, from the oldest: bounds the work per turn of the loop. */
+#define SCAN_MAX 64
+
 static bool key_busy(const struct peeraction *p, const struct pjob *upto, const char *key)
 {
 	for (const struct pjob *j = p->head; j && j != upto; j = j->next)
@@ -350,9 +353,10 @@ static bool key_busy(const struct peeraction *p, const struct pjob *upto, const 
 void peeraction_tick(struct peeraction *p, uint64_t now_ms)
 {
 	struct pjob *j, *next;
+	unsigned n = 0;
 
 	(void)now_ms;
-	for (j = p->head; j && p->running < PEERACTION_RUNNING; j = next) {
+	for (j = p->head; j && p->running < PEERACTION_RUNNING && n++ < SCAN_MAX; j = next) {
 		next = j->next;
 		/* in order: never before an earlier action about the same peer and endpoint */
 		if (!j->running && !key_busy(p, j, j->key))
@@ -362,9 +366,11 @@ void peeraction_tick(struct peeraction *p, uint64_t now_ms)
 
 uint64_t peeraction_next_deadline(const struct peeraction *p)
 {
+	unsigned n = 0;
+
 	if (p->running >= PEERACTION_RUNNING)
 		return UINT64_MAX;
-	for (const struct pjob *j = p->head; j; j = j->next)
+	for (const struct pjob *j = p->head; j && n++ < SCAN_MAX; j = j->next)
 		if (!j->running && !key_busy(p, j, j->key))
 			return 0;	/* one can start now */
 	return UINT64_MAX;
