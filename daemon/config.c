@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "peeraction.h"
 #include "relp.h"
 #include "tls.h"
 #include "util.h"
@@ -63,6 +64,8 @@ void config_defaults(struct brute_config *cfg)
 	cfg->spool_min_free = 64 * 1024 * 1024;
 	cfg->spool_sync = true;
 	cfg->log_level = LOG_INFO;
+	cfg->backstop_restart = true;
+	snprintf(cfg->peer_action, sizeof(cfg->peer_action), "none");
 }
 
 /* ---- value parsers: return NULL or a problem description ---- */
@@ -420,6 +423,19 @@ static const char *p_log_level(const char *v, struct brute_config *c)
 	return "expected err, warning, notice, info or debug";
 }
 
+static const char *p_backstop_restart(const char *v, struct brute_config *c)
+{
+	return parse_bool(v, &c->backstop_restart);
+}
+
+static const char *p_peer_action(const char *v, struct brute_config *c)
+{
+	if (strcmp(v, "none") && !peeraction_template_valid(v))
+		return "expected none or a template service unit, NAME@.service";
+	snprintf(c->peer_action, sizeof(c->peer_action), "%s", v);
+	return NULL;
+}
+
 static const struct kw {
 	const char *name;
 	value_parser parse;
@@ -455,6 +471,8 @@ static const struct kw {
 	{ "spool_min_free",		p_spool_min_free },
 	{ "spool_sync",			p_spool_sync },
 	{ "log_level",			p_log_level },
+	{ "backstop_restart",		p_backstop_restart },
+	{ "peer_action",		p_peer_action },
 };
 
 static size_t keyword_index(const char *key)

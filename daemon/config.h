@@ -28,6 +28,9 @@ struct brute_config {
 	uint64_t spool_min_free;	/* free bytes the spool leaves on its file system */
 	bool spool_sync;
 	int log_level;
+	/* actions through systemd (actions.h) */
+	bool backstop_restart;		/* restart, or bring back, a unit the backstop restarted or killed */
+	char peer_action[256];		/* template unit run on a peer ban and its end, or "none" */
 };
 
 /* The defaults of the auditd plugin (--stdin): spool_dir is SPOOL_PLUGIN_DIR. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "peer.h"
+#include "unit.h"
 #include "util.h"
 
 #define PERIODS_KEPT	16	/* recent crash periods kept per incident */
@@ -26,6 +27,8 @@
 #define KILL_SUMMARY_WAIT_MS 1000
 /* records the kernel could not emit: logged at once, then at most once in this */
 #define DROPPED_LOG_INTERVAL_MS 60000
+/* v4: trusted peers and relays named per incident (all are counted) */
+#define NAMES_KEPT	8
 
 struct kill_task {
 	uint32_t pid, uid, auid, ses;
@@ -69,6 +72,22 @@ struct incident {
 	bool has_source;
 	uint64_t peer_bans;
 	uint64_t records_dropped;	/* records the kernel could not emit while it was open */
+	/*
+	 * v4: its crashes by input= (INPUT_*); the trusted peers (input=trusted:
+	 * proxies, load balancers, relays of a system uid) and the local relays
+	 * (input=relayed: relay=uid:N) they named, the first NAMES_KEPT of each;
+	 * the peer of the last relayed charge and its relay, for the peer attack
+	 * and peer ban that follow it.
+	 */
+	uint64_t by_input[_INPUT_MAX];
+	bool has_input;
+	char trusted[NAMES_KEPT][BRUTE_PEER_MAX];
+	unsigned n_trusted;
+	uint32_t relays[NAMES_KEPT];
+	unsigned n_relays;
+	bool has_relayed;
+	struct brute_peer relayed_peer;
+	uint32_t relayed_uid;
 	size_t bytes;			/* accounted: this, kills and their exe */
 };
 
@@ -105,6 +124,7 @@ struct hier {
 	char comm[32];
 	char *exe;
 	char *unit;		/* systemd unit of its processes, when found */
+	char *cgroup;		/* their cgroup v2 path: the record's (v4 cgroup=), else looked up */
 	unsigned unit_tries;
 	struct incident *inc;
 	size_t bytes;		/* accounted: this, its exe, its unit, its incident */
@@ -137,6 +157,7 @@ struct correlate {
 	uint64_t dropped_log_ms;	/* when (0: never) */
 	char dropped_id[AUDIT_ID_LEN];	/* the audit ID of the last record that said a total */
 	correlate_unit_fn unit_fn;
+	correlate_unit_fn cgroup_fn;
 	uint64_t last_record_usec;
 	struct correlate_stats stats;
 };
@@ -372,14 +393,49 @@ static int subject_unit(struct correlate *c, const struct brute_subject *s, char
 	return r;
 }
 
-/* The hierarchy's unit, from a live task of it: the subject, else its parent. */
+/* The cgroup of a live task: the subject, else its parent (as subject_unit). */
+static int subject_cgroup(struct correlate *c, const struct brute_subject *s, char *buf, size_t len)
+{
+	int r = c->cgroup_fn((int)s->pid, buf, len);
+
+	if (r < 0 && s->ppid > 1)
+		r = c->cgroup_fn((int)s->ppid, buf, len);
+	return r;
+}
+
+/* The hierarchy's cgroup (v4: the record's cgroup=, authoritative), and its unit if none yet. */
+static void set_cgroup(struct correlate *c, struct hier *h, const char *path)
+{
+	char unit[UNIT_NAME_MAX], *p;
+
+	if (!path[0] || (h->cgroup && !strcmp(h->cgroup, path)) || !(p = strdup(path)))
+		return;
+	charge(c, h, str_bytes(p), str_bytes(h->cgroup));
+	free(h->cgroup);
+	h->cgroup = p;
+	if (!h->unit && unit_from_cgroup_path(p, unit, sizeof(unit)) == 0 && (h->unit = strdup(unit)))
+		charge(c, h, str_bytes(h->unit), 0);
+}
+
+/*
+ * The hierarchy's unit, from a live task of it: the subject, else its
+ * parent.  With a cgroup lookup, the cgroup path first (kept: the
+ * backstop's restart needs it), the unit read from it.
+ */
 static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s)
 {
-	char buf[256];
+	char buf[4096];
 
 	if (!h || h->dead || h->unit || !c->unit_fn || !s->present || h->unit_tries >= UNIT_TRIES)
 		return;
 	h->unit_tries++;
+	if (c->cgroup_fn && !h->cgroup && subject_cgroup(c, s, buf, sizeof(buf)) == 0) {
+		c->stats.unit_lookups++;
+		set_cgroup(c, h, buf);
+		if (h->unit)
+			c->stats.units_found++;
+		return;
+	}
 	if (subject_unit(c, s, buf, sizeof(buf)) < 0 || !(h->unit = strdup(buf)))
 		return;
 	charge(c, h, str_bytes(h->unit), 0);
@@ -389,6 +445,8 @@ static void add_unit(struct entry *e, const struct hier *h)
 {
 	if (h && h->unit)
 		entry_add(e, "UNIT", h->unit);
+	if (h && h->cgroup)
+		entry_add(e, "CGROUP", h->cgroup);
 }
 
 static void add_hier_subject(struct entry *e, const struct hier *h)
@@ -438,6 +496,65 @@ static void add_sources(struct entry *e, const struct incident *inc)
 	entry_add_u64(e, "CRASHES_PEER", inc->by_source[SOURCE_PEER]);
 	entry_add_u64(e, "CRASHES_USER", inc->by_source[SOURCE_USER]);
 	entry_add_u64(e, "CRASHES_UNKNOWN", inc->by_source[SOURCE_UNKNOWN]);
+}
+
+/* v4: the crashes charged through a relay, or not charged (ambiguous, trusted), and who */
+static void add_inputs(struct entry *e, const struct incident *inc)
+{
+	if (!inc->has_input)
+		return;
+	entry_add_u64(e, "CRASHES_RELAYED", inc->by_input[INPUT_RELAYED]);
+	entry_add_u64(e, "CRASHES_AMBIGUOUS", inc->by_input[INPUT_AMBIGUOUS]);
+	entry_add_u64(e, "CRASHES_TRUSTED", inc->by_input[INPUT_TRUSTED]);
+	for (unsigned i = 0; i < inc->n_trusted; i++)
+		entry_add(e, "TRUSTED_PEER", inc->trusted[i]);
+	for (unsigned i = 0; i < inc->n_relays; i++)
+		entry_addf(e, "RELAY", "uid:%u", inc->relays[i]);
+}
+
+/*
+ * "; 12 crashes not charged: 10 through trusted peers 10.0.0.5/32, uid:33,
+ * 2 ambiguous; 3 charged through local relays uid:33" (empty without any).
+ */
+static void inputs_text(const struct incident *inc, struct strbuf *sb)
+{
+	uint64_t t = inc->by_input[INPUT_TRUSTED], a = inc->by_input[INPUT_AMBIGUOUS];
+	uint64_t rl = inc->by_input[INPUT_RELAYED];
+
+	if (t + a) {
+		sb_printf(sb, "; %llu crash%s not charged to a peer:", (unsigned long long)(t + a),
+			  t + a == 1 ? "" : "es");
+		if (t) {
+			sb_printf(sb, " %llu through trusted peer%s", (unsigned long long)t,
+				  inc->n_trusted == 1 ? "" : "s");
+			for (unsigned i = 0; i < inc->n_trusted; i++)
+				sb_printf(sb, "%s %s", i ? "," : "", inc->trusted[i]);
+			if (t && inc->n_trusted == NAMES_KEPT)
+				sb_puts(sb, ", ...");
+		}
+		if (a)
+			sb_printf(sb, "%s %llu ambiguous (input from more than one source)", t ? "," : "",
+				  (unsigned long long)a);
+	}
+	if (rl) {
+		sb_printf(sb, "; %llu charged through local relay%s", (unsigned long long)rl,
+			  inc->n_relays == 1 ? "" : "s");
+		for (unsigned i = 0; i < inc->n_relays; i++)
+			sb_printf(sb, "%s uid:%u", i ? "," : "", inc->relays[i]);
+	}
+}
+
+/* The incident's crash input (v4) appended to the entry's message. */
+static void message_inputs(struct entry *e, const struct incident *inc)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!inc->has_input)
+		return;
+	inputs_text(inc, &sb);
+	if (sb.len)
+		entry_set_message(e, "%s%s", e->message, sb_str(&sb));
+	sb_free(&sb);
 }
 
 static void add_target(struct entry *e, uint32_t uid, uint32_t major, uint32_t minor, uint64_t ino)
@@ -604,6 +721,7 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	if (inc->banned)
 		entry_add_u64(&e, "BAN_S", inc->ban_s);
 	add_sources(&e, inc);
+	add_inputs(&e, inc);
 	if (inc->peer_bans)
 		entry_add_u64(&e, "PEER_BANS", inc->peer_bans);
 	if (inc->records_dropped)
@@ -635,6 +753,7 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 	if (inc->peer_bans)
 		entry_set_message(&e, "%s, %llu peer%s banned", e.message,
 				  (unsigned long long)inc->peer_bans, inc->peer_bans == 1 ? "" : "s");
+	message_inputs(&e, inc);
 	if (inc->records_dropped)
 		entry_set_message(&e, "%s (incomplete: the kernel could not emit %llu record%s meanwhile)",
 				  e.message, (unsigned long long)inc->records_dropped,
@@ -669,6 +788,7 @@ static void drop_hier(struct correlate *c, struct hier *h)
 	free_incident(h->inc);
 	free(h->exe);
 	free(h->unit);
+	free(h->cgroup);
 	if (!h->dead)
 		c->stats.hierarchies--;
 	c->stats.memory -= h->bytes;
@@ -683,11 +803,13 @@ static void drop_hier(struct correlate *c, struct hier *h)
 static void bury_hier(struct correlate *c, struct hier *h)
 {
 	kill_list_remove(c, h);
-	charge(c, h, 0, str_bytes(h->exe) + str_bytes(h->unit));
+	charge(c, h, 0, str_bytes(h->exe) + str_bytes(h->unit) + str_bytes(h->cgroup));
 	free(h->exe);
 	free(h->unit);
+	free(h->cgroup);
 	h->exe = NULL;
 	h->unit = NULL;
+	h->cgroup = NULL;
 	h->dead = true;
 	relist(c, h);
 	c->stats.hierarchies--;
@@ -924,6 +1046,44 @@ static void on_boundary(struct correlate *c, struct hier *h, const struct brute_
 	emit(c, &e);
 }
 
+/*
+ * v4 input=: counted; a trusted peer (input=trusted names it with peer=)
+ * and a relay (input=relayed, relay=uid:N) are remembered by name, the
+ * first NAMES_KEPT of each; the last relayed charge's peer and relay are
+ * kept for the peer attack and peer ban that follow it.
+ */
+static void count_input(struct incident *inc, const struct brute_record *r)
+{
+	unsigned i;
+
+	inc->has_input = true;
+	inc->by_input[r->input]++;
+	if (r->input == INPUT_TRUSTED && r->peer.present) {
+		for (i = 0; i < inc->n_trusted && strcmp(inc->trusted[i], r->peer.addr); i++)
+			;
+		if (i == inc->n_trusted && i < NAMES_KEPT)
+			strtcpy(inc->trusted[inc->n_trusted++], r->peer.addr, BRUTE_PEER_MAX);
+	}
+	if (r->input == INPUT_RELAYED) {
+		for (i = 0; i < inc->n_relays && inc->relays[i] != r->relay_uid; i++)
+			;
+		if (i == inc->n_relays && i < NAMES_KEPT)
+			inc->relays[inc->n_relays++] = r->relay_uid;
+		inc->has_relayed = true;
+		inc->relayed_peer = r->peer;
+		inc->relayed_uid = r->relay_uid;
+	}
+}
+
+/* The relay through which this peer's last crash was charged (v4), if that is whom r names. */
+static bool relayed(const struct incident *inc, const struct brute_peer *p, uint32_t *uid)
+{
+	if (!inc || !inc->has_relayed || !peer_same(&inc->relayed_peer, p))
+		return false;
+	*uid = inc->relayed_uid;
+	return true;
+}
+
 static void on_crash(struct correlate *c, struct hier *h, const struct brute_record *r)
 {
 	struct incident *inc = open_incident(c, h, record_usec(r));
@@ -948,6 +1108,8 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 		inc->has_source = true;
 		inc->by_source[r->source]++;
 	}
+	if (r->input)
+		count_input(inc, r);
 	if (r->origin == r->hierarchy)
 		set_subject(c, h, &r->subj);
 	find_unit(c, h, &r->subj);
@@ -958,6 +1120,8 @@ static void message_peer_attack(struct entry *e, const struct hier *h, const str
 {
 	char who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], auid[16];
 
+	uint32_t relay;
+
 	entry_set_message(e, "Peer brute force attack detected: %s crashed %s (%s, hierarchy %llu%s%s) %llu times at %s, pid %u uid %u auid %s, EMA %llu ms (threshold %llu ms, %s); action: %s",
 			  peer_who(&r->peer, who, sizeof(who)), r->subj.comm, r->subj.exe,
 			  (unsigned long long)h->id, h->unit ? ", unit " : "", h->unit ? h->unit : "",
@@ -965,6 +1129,8 @@ static void message_peer_attack(struct entry *e, const struct hier *h, const str
 			  r->subj.pid, r->subj.uid, audit_id_str(r->subj.auid, auid, sizeof(auid)),
 			  (unsigned long long)r->ema_ms, (unsigned long long)r->threshold_ms,
 			  speed_name(r->speed), action_name(r->action));
+	if (relayed(h->inc, &r->peer, &relay))
+		entry_set_message(e, "%s; its input came through the local relay of uid %u", e->message, relay);
 }
 
 /* The backstop: a service killed (mode 2) after crashes no peer ban stopped. */
@@ -980,12 +1146,14 @@ static void message_backstop(struct entry *e, const struct hier *h, const struct
 			  audit_id_str(r->subj.auid, auid, sizeof(auid)), (unsigned long long)r->ema_ms,
 			  (unsigned long long)r->threshold_ms, speed_name(r->speed),
 			  action_name(r->action),
-			  r->action == ACTION_KILL ? " (its supervisor restarts it with a fresh layout and canary)" : "");
+			  r->action == ACTION_KILL ? " (it is restarted with a fresh layout and canary: by its unit's Restart=, else by brute-reportd)" :
+			  r->action == ACTION_RESTART ? " (nothing killed: brute-reportd restarts its unit for a fresh layout and canary; the kernel kills it at its next crash if it still runs)" : "");
 	if (inc->has_source)
 		entry_set_message(e, "%s; this incident: %llu crash%s, %llu after a peer's input, %llu unattributed",
 				  e->message, (unsigned long long)inc->crashes, inc->crashes == 1 ? "" : "es",
 				  (unsigned long long)inc->by_source[SOURCE_PEER],
 				  (unsigned long long)inc->by_source[SOURCE_UNKNOWN]);
+	message_inputs(e, inc);
 }
 
 static void on_attack(struct correlate *c, struct hier *h, const struct brute_record *r,
@@ -996,6 +1164,7 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 	struct hier *origin;
 	struct entry e;
 	char id[AUDIT_ID_LEN], auid[16];
+	uint32_t relay;
 
 	if (!inc)
 		return;
@@ -1045,11 +1214,15 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 		entry_add(&e, "SCOPE", scope_name(r->scope));
 	if (r->peer.present)
 		peer_add_fields(&e, &r->peer);
+	if (r->peer.present && relayed(inc, &r->peer, &relay))
+		entry_addf(&e, "RELAY", "uid:%u", relay);
 	add_subject(&e, &r->subj);
 	/* the subject is the crashing task: its own hierarchy's unit first */
 	origin = r->origin != h->id ? hash_find(c, r->origin) : NULL;
 	if (origin && origin->dead)
 		origin = NULL;
+	/* v4: the crashing task's cgroup, as the kernel saw it */
+	set_cgroup(c, origin ? origin : h, r->cgroup);
 	find_unit(c, origin ? origin : h, &r->subj);
 	add_unit(&e, origin && origin->unit ? origin : h);
 	/*
@@ -1073,6 +1246,7 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 		add_periods(&e, inc);
 	}
 	add_sources(&e, inc);
+	add_inputs(&e, inc);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
 	if (r->attack == ATTACK_PEER)
@@ -1240,6 +1414,8 @@ static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint6
 	struct peer_ban *b = peer_bans_get(c->peer_bans, &r->peer, now_ms);
 	char id[AUDIT_ID_LEN], until[40], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], unit[256];
 	const char *u = NULL;
+	bool via = false;
+	uint32_t relay = 0;
 	struct entry e;
 
 	c->stats.peer_bans++;
@@ -1262,13 +1438,17 @@ static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint6
 	    format_rfc3339(record_usec(r) + r->ban_s * 1000000, until, sizeof(until)) == 0)
 		entry_add(&e, "BAN_UNTIL", until);
 	add_id(&e, "HIERARCHY", r->hierarchy);
+	/* v4: the peer's crashes came through a local relay (nginx in front of PHP-FPM) */
+	via = h && relayed(h->inc, &r->peer, &relay);
+	if (via)
+		entry_addf(&e, "RELAY", "uid:%u", relay);
 	if (r->subj.present)
 		add_subject(&e, &r->subj);
 	if (u)
 		entry_add(&e, "UNIT", u);
 	audit_id(r, id, sizeof(id));
 	entry_add(&e, "AUDIT_ID", id);
-	if (r->peer.proto == PROTO_UNIX)
+	if (peer_is_user(&r->peer))
 		snprintf(who, sizeof(who), "Local user uid %u", r->peer.uid);
 	else
 		snprintf(who, sizeof(who), "Peer %s", r->peer.addr);
@@ -1277,6 +1457,9 @@ static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint6
 			  (unsigned long long)r->ban_s, (unsigned long long)r->faults,
 			  r->faults == 1 ? "" : "es", r->subj.present ? r->subj.comm : "the service",
 			  u ? u : r->subj.present ? r->subj.exe : "?");
+	if (via)
+		entry_set_message(&e, "%s; its input came through the local relay of uid %u (not banned)",
+				  e.message, relay);
 	if (b) {
 		b->ban_usec = record_usec(r);
 		b->ban_s = r->ban_s;
@@ -1419,6 +1602,8 @@ static void on_kill_summary(struct correlate *c, const struct brute_record *r)
 	uint64_t group, add;
 
 	c->kill_summaries = true;
+	if (h && !h->dead)
+		set_cgroup(c, h, r->cgroup);	/* v4: the crashing task's cgroup */
 	if (!inc) {
 		c->stats.orphans++;
 		return;
@@ -1497,6 +1682,16 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	c->last_record_usec = record_usec(r);
 	if (r->has_records_dropped)
 		on_records_dropped(c, r, now_ms);
+	if (r->type == BRUTE_TYPE_CONFIG && r->trusted_update) {
+		char auid[16];
+
+		c->stats.config_changes++;
+		log_notice("brute trusted peers changed by pid %u uid %u auid %s (%s): %llu added, %llu removed, %llu in the list",
+			   r->subj.pid, r->subj.uid, audit_id_str(r->subj.auid, auid, sizeof(auid)),
+			   r->subj.exe, (unsigned long long)r->trusted_added,
+			   (unsigned long long)r->trusted_removed, (unsigned long long)r->trusted_entries);
+		return 0;
+	}
 	if (r->type == BRUTE_TYPE_CONFIG) {
 		char auid[16];
 
@@ -1709,6 +1904,11 @@ void correlate_free(struct correlate *c)
 void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn)
 {
 	c->unit_fn = fn;
+}
+
+void correlate_set_cgroup_lookup(struct correlate *c, correlate_unit_fn fn)
+{
+	c->cgroup_fn = fn;
 }
 
 const struct correlate_stats *correlate_get_stats(const struct correlate *c)

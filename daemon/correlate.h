@@ -83,6 +83,13 @@ void correlate_free(struct correlate *c);
  */
 typedef int (*correlate_unit_fn)(int pid, char *buf, size_t len);
 void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn);
+/*
+ * And how to find the cgroup v2 path of a live pid (unit_cgroup_path_of_pid):
+ * then the hierarchy's cgroup is looked up first, kept (CGROUP on its
+ * entries: the backstop's restart acts on it) and the unit read from it.  A
+ * v4 record's cgroup= (attack, kill summary) replaces it: it is the kernel's.
+ */
+void correlate_set_cgroup_lookup(struct correlate *c, correlate_unit_fn fn);
 /* New limits apply at once (a lower cap evicts). */
 void correlate_set_config(struct correlate *c, const struct correlate_config *cfg, uint64_t now_ms);
 

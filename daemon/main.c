@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "config.h"
 #include "correlate.h"
 #include "forward.h"
@@ -89,6 +90,7 @@ struct daemon {
 	uint64_t started_usec;
 	bool status_file_failed;
 	struct status_reload reload;	/* the verdict of the last SIGHUP */
+	struct actions *actions;	/* live: the backstop's restarts, peer ban actions */
 	uint64_t rcvbuf_asked;	/* netlink_rcvbuf when the socket was opened (a reload does not resize it) */
 };
 
@@ -446,6 +448,8 @@ static void reload(struct daemon *d)
 		apply_log_level(d);
 		correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
 		apply_outputs(d);
+		if (d->actions)
+			actions_configure(d->actions, d->cfg.backstop_restart, d->cfg.peer_action);
 		log_info("configuration reloaded");
 	}
 	/* READY=1 first: when --reload (ExecReload=) sees the verdict and exits, systemd has the
@@ -502,6 +506,8 @@ static void on_entry(const struct entry *e, void *userdata)
 	struct daemon *d = userdata;
 
 	output_entry(&d->out, e);
+	if (d->actions)
+		actions_entry(d->actions, e);
 }
 
 static void on_record(const struct brute_record *r, void *userdata)
@@ -614,6 +620,17 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 		snprintf(c->last_error, sizeof(c->last_error), "%s", fs->last_error);
 		c->oldest_usec = oldest ? forward_oldest_usec(d->forward) : d->published.oldest_usec;
 	}
+	if (d->actions) {
+		struct actions_stats as;
+
+		actions_get_stats(d->actions, &as);
+		c->unit_restarts = as.unit_restarts;
+		c->unit_starts = as.unit_starts;
+		c->unit_failures = as.unit_failures;
+		c->peer_actions = as.peer_actions;
+		c->peer_action_failures = as.peer_action_failures;
+	}
+	c->backstop_restart = d->cfg.backstop_restart;
 }
 
 /* STATUS= and the state file: on a health change at once, counters at most every 5 s. */
@@ -664,10 +681,10 @@ static int loop(struct daemon *d, const sigset_t *mask)
 	int ret = 0;
 
 	for (;;) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[3];
 		struct timespec ts;
 		uint64_t now, deadline = UINT64_MAX;
-		int n = 0, in_idx = -1, fw_idx = -1, r;
+		int n = 0, in_idx = -1, fw_idx = -1, act_idx = -1, r;
 
 		if (sig_stop)
 			break;
@@ -685,6 +702,8 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			correlate_tick(d->corr, now);
 		if (d->forward)
 			forward_dispatch(d->forward, 0, now);
+		if (d->actions)
+			actions_dispatch(d->actions, now);
 		if (d->watchdog_ms && now >= d->watchdog_next) {
 			sd_notify(0, "WATCHDOG=1");
 			d->watchdog_next = now + d->watchdog_ms;
@@ -704,6 +723,8 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			deadline = min_u64(deadline, forward_next_deadline(d->forward, now));
 		if (d->watchdog_ms)
 			deadline = min_u64(deadline, d->watchdog_next);
+		if (d->actions)
+			deadline = min_u64(deadline, actions_next_deadline(d->actions));
 		if (d->live) {
 			deadline = min_u64(deadline, d->health_next);
 			deadline = min_u64(deadline, status_deadline(d));
@@ -718,6 +739,8 @@ static int loop(struct daemon *d, const sigset_t *mask)
 		}
 		if (d->forward && forward_pollfd(d->forward, &pfd[n]))
 			fw_idx = n++;
+		if (d->actions && actions_pollfd(d->actions, &pfd[n]))
+			act_idx = n++;
 
 		if (deadline == UINT64_MAX) {
 			r = ppoll(pfd, (nfds_t)n, NULL, mask);
@@ -749,6 +772,8 @@ static int loop(struct daemon *d, const sigset_t *mask)
 		}
 		if (fw_idx >= 0)
 			forward_dispatch(d->forward, pfd[fw_idx].revents, now_monotonic_ms());
+		if (act_idx >= 0 && pfd[act_idx].revents)
+			actions_dispatch(d->actions, now_monotonic_ms());
 	}
 	return ret;
 }
@@ -834,8 +859,17 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	/* live: the pids of the records are the attacked processes (OBJECT_SYSTEMD_UNIT) */
-	if (d.args.mode != MODE_REPLAY)
+	if (d.args.mode != MODE_REPLAY) {
 		correlate_set_unit_lookup(d.corr, unit_of_pid);
+		correlate_set_cgroup_lookup(d.corr, unit_cgroup_path_of_pid);
+		/* live: act through systemd (BRUTE_REPORTD_MANAGER: another manager's address, tests) */
+		d.actions = actions_new(status_dir(), getenv("BRUTE_REPORTD_MANAGER"));
+		if (!d.actions || actions_configure(d.actions, d.cfg.backstop_restart, d.cfg.peer_action) < 0) {
+			r = -ENOMEM;
+			log_error("out of memory");
+			goto out;
+		}
+	}
 	r = setup_siem(&d);
 	if (r < 0)
 		goto out;
@@ -876,6 +910,7 @@ static int run(int argc, char **argv)
 	else if (d.args.mode != MODE_REPLAY)
 		log_stats(&d, false);
 out:
+	actions_free(d.actions);
 	input_free(d.input);
 	teardown_siem(&d);
 	correlate_free(d.corr);

@@ -11,15 +11,22 @@
 
 #include "util.h"
 
+bool peer_is_user(const struct brute_peer *p)
+{
+	return strncmp(p->addr, "uid:", 4) == 0;
+}
+
 void peer_add_fields(struct entry *e, const struct brute_peer *p)
 {
 	entry_add(e, "PEER", p->addr);
-	if (p->proto == PROTO_UNIX)
+	if (peer_is_user(p))
 		entry_add_u64(e, "PEER_UID", p->uid);
 	entry_add_u64(e, "NETNS", p->netns);
 	entry_add(e, "TRANSPORT", proto_name(p->proto));
 	if (p->proto == PROTO_UNIX) {
 		entry_add_u64(e, "LINO", p->lino);
+		if (p->lpath[0])
+			entry_add(e, "LPATH", p->lpath);
 	} else {
 		entry_add(e, "LADDR", p->laddr);
 		entry_add_u64(e, "LPORT", p->lport);
@@ -28,7 +35,7 @@ void peer_add_fields(struct entry *e, const struct brute_peer *p)
 
 const char *peer_who(const struct brute_peer *p, char *buf, size_t len)
 {
-	if (p->proto == PROTO_UNIX)
+	if (peer_is_user(p))
 		snprintf(buf, len, "local user uid %u", p->uid);
 	else
 		snprintf(buf, len, "peer %s", p->addr);
@@ -37,7 +44,14 @@ const char *peer_who(const struct brute_peer *p, char *buf, size_t len)
 
 const char *peer_endpoint(const struct brute_peer *p, char *buf, size_t len)
 {
-	if (p->proto == PROTO_UNIX)
+	if (p->proto == PROTO_UNIX && !strcmp(p->lpath, "?"))
+		snprintf(buf, len, "unnamed unix socket inode %llu in netns %llu",
+			 (unsigned long long)p->lino, (unsigned long long)p->netns);
+	else if (p->proto == PROTO_UNIX && p->lpath[0])
+		/* the path is the listener's choice: shown inert (control characters escaped) */
+		snprintf(buf, len, "unix socket %s (inode %llu) in netns %llu", p->lpath,
+			 (unsigned long long)p->lino, (unsigned long long)p->netns);
+	else if (p->proto == PROTO_UNIX)
 		snprintf(buf, len, "unix socket inode %llu in netns %llu",
 			 (unsigned long long)p->lino, (unsigned long long)p->netns);
 	else if (strchr(p->laddr, ':'))
@@ -49,10 +63,19 @@ const char *peer_endpoint(const struct brute_peer *p, char *buf, size_t len)
 	return buf;
 }
 
+/* v4: a Unix endpoint with a path is that path (lino= is when the entry was made) */
+static bool keyed_by_path(const struct brute_peer *p)
+{
+	return p->proto == PROTO_UNIX && p->lpath[0];
+}
+
 bool peer_same(const struct brute_peer *a, const struct brute_peer *b)
 {
+	if (keyed_by_path(a) != keyed_by_path(b) ||
+	    (keyed_by_path(a) ? strcmp(a->lpath, b->lpath) != 0 : a->lino != b->lino))
+		return false;
 	return a->proto == b->proto && a->netns == b->netns && a->uid == b->uid &&
-	       a->lport == b->lport && a->lino == b->lino && strcmp(a->addr, b->addr) == 0 &&
+	       a->lport == b->lport && strcmp(a->addr, b->addr) == 0 &&
 	       strcmp(a->laddr, b->laddr) == 0;
 }
 
@@ -84,7 +107,10 @@ static size_t peer_hash(const struct brute_peer *p)
 	fnv(&h, p->laddr, strlen(p->laddr));
 	fnv(&h, &p->netns, sizeof(p->netns));
 	fnv(&h, &p->lport, sizeof(p->lport));
-	fnv(&h, &p->lino, sizeof(p->lino));
+	if (keyed_by_path(p))
+		fnv(&h, p->lpath, strlen(p->lpath));
+	else
+		fnv(&h, &p->lino, sizeof(p->lino));
 	return (size_t)(h & (PEER_BUCKETS - 1));
 }
 

@@ -16,17 +16,23 @@
 #include "record.h"
 
 /*
- * PEER ("10.0.0.2/32", "uid:4243"), PEER_UID (unix), NETNS, TRANSPORT, then
- * LADDR and LPORT (tcp) or LINO (unix).
+ * PEER ("10.0.0.2/32", "uid:4243"), PEER_UID (a user: unix, or v4's local
+ * TCP peers), NETNS, TRANSPORT, then LADDR and LPORT (tcp) or LINO and
+ * (v4) LPATH (unix).
  */
 void peer_add_fields(struct entry *e, const struct brute_peer *p);
+/* "uid:N": a local user, not a network address. */
+bool peer_is_user(const struct brute_peer *p);
 
-#define PEER_TEXT_MAX 160
+#define PEER_TEXT_MAX 256
 /* "peer 10.0.0.2/32", "local user uid 4243" */
 const char *peer_who(const struct brute_peer *p, char *buf, size_t len);
-/* "tcp 0.0.0.0:7777 in netns 4026531840", "tcp [::]:443 ...", "unix socket inode 1150 ..." */
+/*
+ * "tcp 0.0.0.0:7777 in netns 4026531840", "tcp [::]:443 ...", "unix socket
+ * inode 1150 ...", v4 "unix socket /run/php/php8.2-fpm.sock (inode 1150) ..."
+ */
 const char *peer_endpoint(const struct brute_peer *p, char *buf, size_t len);
-/* The same peer at the same endpoint. */
+/* The same peer at the same endpoint (v4: a Unix endpoint with a path is that path). */
 bool peer_same(const struct brute_peer *a, const struct brute_peer *b);
 
 /* One peer ban seen (BRUTE_PEER_BAN), until its end (BRUTE_PEER_UNBAN). */

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record4.h"
 #include "util.h"
 
-static const char *const boundary_names[] = { "setid", "fcaps", "cred", "network", "unix" };
+static const char *const boundary_names[] = { "setid", "fcaps", "cred", "network", "unix", "local" };
 
 unsigned boundary_from_name(const char *name)
 {
@@ -78,7 +79,8 @@ void boundaries_to_list(unsigned mask, char *buf, size_t len)
 
 /* Names as the records spell them, indexed by the enums of record.h. */
 static const char *const attack_names[] = { NULL, "fork", "exec", "peer", "backstop" };
-static const char *const action_names[] = { NULL, "kill", "audit", "ban", "none", "peer_ban" };
+static const char *const action_names[] = { NULL, "kill", "audit", "ban", "none", "peer_ban",
+					     "restart" };
 static const char *const source_names[] = { NULL, "peer", "user", "unknown" };
 static const char *const scope_names[] = { NULL, "target", "overflow", "any" };
 static const char *const proto_names[] = { NULL, "tcp", "unix" };
@@ -524,13 +526,15 @@ static void record_reset(struct brute_record *r)
 	static const struct { size_t off, len; } keep[] = {
 		{ offsetof(struct brute_record, target_name), sizeof(r->target_name) },
 		{ offsetof(struct brute_record, oexe), sizeof(r->oexe) },
+		{ offsetof(struct brute_record, cgroup), sizeof(r->cgroup) },
 		{ offsetof(struct brute_record, subj.exe), sizeof(r->subj.exe) },
 	};
 	char *p = (char *)r;
 	size_t at = 0;
 
 	_Static_assert(offsetof(struct brute_record, target_name) < offsetof(struct brute_record, oexe) &&
-		       offsetof(struct brute_record, oexe) < offsetof(struct brute_record, subj.exe),
+		       offsetof(struct brute_record, oexe) < offsetof(struct brute_record, cgroup) &&
+		       offsetof(struct brute_record, cgroup) < offsetof(struct brute_record, subj.exe),
 		       "keep[] is in member order");
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
 		memset(p + at, 0, keep[i].off - at);
@@ -543,21 +547,25 @@ static void record_reset(struct brute_record *r)
 /*
  * The PEER ENDPOINT fields agree with each other: all of them or none,
  * "tcp" with an address peer and laddr/lport, "unix" with "uid:N" and the
- * same peer_uid and lino.
+ * same peer_uid and lino.  v4: a local TCP peer (loopback, the host's own
+ * addresses) is "uid:N" with the same peer_uid at a tcp endpoint.
  */
 static int peer_check(struct brute_peer *p, uint64_t seen)
 {
 	char uid[4 + U64_DEC_MAX];
+	bool user = strncmp(p->addr, "uid:", 4) == 0;
 
 	if ((seen & PEER_FIELDS) != PEER_FIELDS)
 		return -EBADMSG;
 	if (p->proto == PROTO_TCP) {
-		if ((seen & PEER_TCP_FIELDS) != PEER_TCP_FIELDS || (seen & PEER_UNIX_FIELDS) ||
-		    strncmp(p->addr, "uid:", 4) == 0)
+		if ((seen & PEER_TCP_FIELDS) != PEER_TCP_FIELDS || (seen & BIT(F_LINO)) ||
+		    user != !!(seen & BIT(F_PEER_UID)))
 			return -EBADMSG;
 	} else {
-		if ((seen & PEER_UNIX_FIELDS) != PEER_UNIX_FIELDS || (seen & PEER_TCP_FIELDS))
+		if ((seen & PEER_UNIX_FIELDS) != PEER_UNIX_FIELDS || (seen & PEER_TCP_FIELDS) || !user)
 			return -EBADMSG;
+	}
+	if (user) {
 		snprintf(uid, sizeof(uid), "uid:%u", p->uid);
 		if (strcmp(p->addr, uid) != 0)
 			return -EBADMSG;
@@ -570,6 +578,7 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 {
 	const au_event_t *ts;
 	uint64_t seen = 0, need;
+	unsigned seen4 = 0;
 	int type = auparse_get_type(au);
 
 	if (!brute_type_known(type))
@@ -596,8 +605,12 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		if (!name || !value)
 			return -EBADMSG;
 		id = lookup_field(name);
-		if (id < 0)
-			continue;	/* extra fields are allowed (forward compatible) */
+		if (id < 0) {
+			/* v4's, else an extra field (allowed: forward compatible) */
+			if (record4_field(r, name, value, &seen4) < 0)
+				return -EBADMSG;
+			continue;
+		}
 		if (seen & BIT(id))
 			return -EBADMSG;	/* duplicate field */
 		if (parse_field(au, r, (enum field_id)id, value) < 0)
@@ -650,7 +663,8 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		}
 		break;
 	case BRUTE_TYPE_CONFIG:
-		need = BIT(F_TUNABLE) | BIT(F_OLD) | BIT(F_NEW);
+		/* v4 "tunable=trusted op=update added= removed= entries=" has no old=/new= */
+		need = BIT(F_TUNABLE) | (r->trusted_update ? 0 : BIT(F_OLD) | BIT(F_NEW));
 		break;
 	case BRUTE_TYPE_BAN:
 		need = TARGET_FIELDS | BIT(F_TARGET_NAME) | BIT(F_BAN_S) | BIT(F_HIERARCHY);
@@ -683,6 +697,8 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	r->has_owner = seen & BIT(F_OWNER_UID);
 	r->has_records_dropped = seen & BIT(F_RECORDS_DROPPED);
 	if ((seen & PEER_ANY_FIELDS) && peer_check(&r->peer, seen) < 0)
+		return -EBADMSG;
+	if (record4_check(r, seen4) < 0)
 		return -EBADMSG;
 	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
 	r->has_new_ids = (seen & (BIT(F_NEW_UID) | BIT(F_NEW_EUID))) ==

@@ -35,9 +35,10 @@ enum {
 	BOUNDARY_CRED    = 1u << 2,
 	BOUNDARY_NETWORK = 1u << 3,
 	BOUNDARY_UNIX    = 1u << 4,
+	BOUNDARY_LOCAL   = 1u << 5,	/* v4: TCP/MPTCP from a process of this host */
 };
 #define BOUNDARY_ALL (BOUNDARY_SETID | BOUNDARY_FCAPS | BOUNDARY_CRED | BOUNDARY_NETWORK | \
-		      BOUNDARY_UNIX)
+		      BOUNDARY_UNIX | BOUNDARY_LOCAL)
 
 unsigned boundary_from_name(const char *name);	/* 0 if unknown */
 /* "setid,network" or "none"; parses the deallocated record's list. */
@@ -61,17 +62,23 @@ struct brute_subject {
 enum { HIER_ALLOCATED = 1, HIER_DEALLOCATED = 2 };
 enum { ATTACK_FORK = 1, ATTACK_EXEC = 2, ATTACK_PEER = 3, ATTACK_BACKSTOP = 4 };
 enum { SPEED_FAST = 1, SPEED_SLOW = 2 };
-enum { ACTION_KILL = 1, ACTION_AUDIT = 2, ACTION_BAN = 3, ACTION_NONE = 4, ACTION_PEER_BAN = 5 };
+enum { ACTION_KILL = 1, ACTION_AUDIT = 2, ACTION_BAN = 3, ACTION_NONE = 4, ACTION_PEER_BAN = 5,
+       ACTION_RESTART = 6 };
 /* v3 source= of crashes and attacks; 0: the record has none (v1, v2) */
 enum { SOURCE_PEER = 1, SOURCE_USER = 2, SOURCE_UNKNOWN = 3 };
 /* v3 scope= of (user, target) charges, exec attacks and bans; 0: none (v2) */
 enum { SCOPE_TARGET = 1, SCOPE_OVERFLOW = 2, SCOPE_ANY = 3 };
 enum { PROTO_TCP = 1, PROTO_UNIX = 2 };
+/* v4 input= of crashes (record4.h); 0: the record has none (v3 and before) */
+enum { INPUT_NONE = 1, INPUT_PEER = 2, INPUT_RELAYED = 3, INPUT_AMBIGUOUS = 4, INPUT_TRUSTED = 5,
+       _INPUT_MAX };
 
 #define BRUTE_REASON_MAX 32
 /* "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128" is 49 bytes with its NUL */
 #define BRUTE_PEER_MAX 64
 #define BRUTE_ADDR_MAX 48	/* INET6_ADDRSTRLEN and more */
+/* v4 lpath=: a Unix socket's path (108 bytes of sun_path), "@name" or "?" */
+#define BRUTE_LPATH_MAX 128
 
 /*
  * v3 PEER ENDPOINT fields: who sent the input a crash followed, and the
@@ -88,6 +95,12 @@ struct brute_peer {
 	char laddr[BRUTE_ADDR_MAX];	/* tcp: the listener's address ("0.0.0.0", "::": any) */
 	uint32_t lport;			/* tcp: its port */
 	uint64_t lino;			/* unix: inode number of the listening socket */
+	/*
+	 * v4: a Unix endpoint's bound path (lpath=, "?" unnamed, "@..."
+	 * abstract); with it the endpoint is the path (lino only informs).
+	 * A local TCP peer (v4) is "uid:N" with peer_uid at a tcp endpoint.
+	 */
+	char lpath[BRUTE_LPATH_MAX];
 };
 
 struct brute_record {
@@ -158,6 +171,18 @@ struct brute_record {
 	char tunable[BRUTE_NAME_MAX];
 	uint64_t old_value, new_value;
 
+	/*
+	 * v4 (record4.h): 1712 input= and relay=uid:N; 1713 and the 1714
+	 * summary cgroup= (the crashing task's cgroup v2 path, "" absent);
+	 * 1715 tunable=trusted op=update added= removed= entries=.
+	 */
+	int input;			/* INPUT_*, 0 if absent */
+	bool has_relay;
+	uint32_t relay_uid;
+	bool trusted_update;		/* 1715 tunable=trusted op=update */
+	uint64_t trusted_added, trusted_removed, trusted_entries;
+	char cgroup[BRUTE_PATH_MAX];
+
 	struct brute_subject subj;
 };
 
@@ -180,5 +205,6 @@ const char *action_name(int action);
 const char *source_name(int source);	/* "peer", "user", "unknown"; NULL for 0 */
 const char *scope_name(int scope);	/* "target", "overflow", "any"; NULL for 0 */
 const char *proto_name(int proto);	/* "tcp", "unix" */
+const char *input_name(int input);	/* "none", "peer", "relayed", "ambiguous", "trusted"; NULL for 0 */
 
 #endif

@@ -419,7 +419,7 @@ static void ecs_brute(struct strbuf *out, const struct entry *e, const struct si
  * wrote it, with its prefix length: "10.0.0.2/32", "2001:db8::/64", what a
  * firewall blocks) and source.ip when it is one host (/32, /128);
  * destination.address/ip/port the listener; network.transport and type.  A
- * Unix peer is source.user.id.
+ * Unix peer, or v4's local TCP peer ("uid:N"), is source.user.id.
  */
 static void ecs_peer(struct strbuf *out, const struct entry *e)
 {
@@ -430,22 +430,27 @@ static void ecs_peer(struct strbuf *out, const struct entry *e)
 
 	if (!peer || !proto)
 		return;
-	if (!strcmp(proto, "unix")) {
+	/* a local user: over a Unix socket, or (v4) over loopback TCP */
+	if (!strncmp(peer, "uid:", 4)) {
 		if (is_decimal(puid))
 			sb_printf(out, ",\"source\":{\"user\":{\"id\":\"%s\"}}", puid);
+	} else if (!strcmp(proto, "unix")) {
 		return;
+	} else {
+		sb_puts(out, ",\"source\":{\"address\":");
+		json_str(out, peer);
+		slash = strchr(peer, '/');
+		if (slash && (size_t)(slash - peer) < sizeof(ip) &&
+		    (!strcmp(slash, "/32") ? !strchr(peer, ':') : !strcmp(slash, "/128"))) {
+			memcpy(ip, peer, (size_t)(slash - peer));
+			ip[slash - peer] = '\0';
+			sb_puts(out, ",\"ip\":");
+			json_str(out, ip);
+		}
+		sb_putc(out, '}');
 	}
-	sb_puts(out, ",\"source\":{\"address\":");
-	json_str(out, peer);
-	slash = strchr(peer, '/');
-	if (slash && (size_t)(slash - peer) < sizeof(ip) &&
-	    (!strcmp(slash, "/32") ? !strchr(peer, ':') : !strcmp(slash, "/128"))) {
-		memcpy(ip, peer, (size_t)(slash - peer));
-		ip[slash - peer] = '\0';
-		sb_puts(out, ",\"ip\":");
-		json_str(out, ip);
-	}
-	sb_putc(out, '}');
+	if (strcmp(proto, "tcp"))
+		return;
 	if (laddr) {
 		sb_puts(out, ",\"destination\":{\"address\":");
 		json_str(out, laddr);
@@ -456,7 +461,7 @@ static void ecs_peer(struct strbuf *out, const struct entry *e)
 		sb_putc(out, '}');
 	}
 	sb_printf(out, ",\"network\":{\"transport\":\"tcp\",\"type\":\"%s\"}",
-		  strchr(peer, ':') ? "ipv6" : "ipv4");
+		  strchr(strncmp(peer, "uid:", 4) ? peer : laddr ? laddr : "", ':') ? "ipv6" : "ipv4");
 }
 
 int siem_format_ecs(const struct entry *e, const struct siem_format *f, struct strbuf *out)

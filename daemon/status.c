@@ -14,7 +14,7 @@
 
 #include "util.h"
 
-void status_text(const struct health *h, const struct status_counters *c, char *buf, size_t len)
+static void status_text_base(const struct health *h, const struct status_counters *c, char *buf, size_t len)
 {
 	char s[160], t[40];
 	int n;
@@ -42,6 +42,26 @@ void status_text(const struct health *h, const struct status_counters *c, char *
 		n += snprintf(buf + n, len - (size_t)n, ", oldest spooled alert %.19sZ", t);
 	if ((size_t)n < len && c->parked)
 		snprintf(buf + n, len - (size_t)n, ", parked %llu", (unsigned long long)c->parked);
+}
+
+/* "; backstop: units restarted 1, started 2, failed 0; peer actions 3, failed 0" (when any) */
+static void actions_text(const struct status_counters *c, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (n < len && (c->unit_restarts || c->unit_starts || c->unit_failures))
+		n += (size_t)snprintf(buf + n, len - n, "; backstop: units restarted %llu, started %llu, failed %llu",
+				      (unsigned long long)c->unit_restarts, (unsigned long long)c->unit_starts,
+				      (unsigned long long)c->unit_failures);
+	if (n < len && (c->peer_actions || c->peer_action_failures))
+		snprintf(buf + n, len - n, "; peer actions %llu, failed %llu",
+			 (unsigned long long)c->peer_actions, (unsigned long long)c->peer_action_failures);
+}
+
+void status_text(const struct health *h, const struct status_counters *c, char *buf, size_t len)
+{
+	status_text_base(h, c, buf, len);
+	actions_text(c, buf, len);
 }
 
 const char *status_dir(void)
@@ -129,6 +149,11 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		c->connected, (unsigned long long)c->failures,
 		(unsigned long long)c->last_delivery_usec, (unsigned long long)c->last_error_usec, err,
 		(unsigned long long)c->oldest_usec);
+	fprintf(f, "unit_restarts=%llu\nunit_starts=%llu\nunit_failures=%llu\n"
+		"peer_actions=%llu\npeer_action_failures=%llu\nbackstop_restart=%s\n",
+		(unsigned long long)c->unit_restarts, (unsigned long long)c->unit_starts,
+		(unsigned long long)c->unit_failures, (unsigned long long)c->peer_actions,
+		(unsigned long long)c->peer_action_failures, c->backstop_restart ? "yes" : "no");
 	one_line(err, sizeof(err), rl ? rl->error : "");
 	fprintf(f, "reloads=%llu\nreload_result=%s\nreload_error=%s\n",
 		(unsigned long long)(rl ? rl->count : 0), rl && rl->failed ? "failed" : "ok",

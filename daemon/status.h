@@ -39,6 +39,10 @@ struct status_counters {
 	uint64_t last_error_usec;	/* realtime of the last failure; 0: none */
 	char last_error[256];
 	uint64_t oldest_usec;	/* timestamp of the oldest entry still spooled; 0: none */
+	/* actions through systemd (actions.h) */
+	uint64_t unit_restarts, unit_starts, unit_failures;
+	uint64_t peer_actions, peer_action_failures;
+	bool backstop_restart;	/* backstop_restart = yes: units are brought back */
 };
 
 /* What the last reload (SIGHUP) came to: brute-reportd --reload waits for it. */

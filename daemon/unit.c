@@ -155,3 +155,66 @@ int unit_of_pid(pid_t pid, char *buf, size_t len)
 		return r;
 	return unit_from_cgroup_path(cg, buf, len);
 }
+
+int unit_cgroup_path_of_pid(pid_t pid, char *buf, size_t len)
+{
+	char *cg = NULL;
+	int r;
+
+	if (pid <= 0)
+		return -EINVAL;
+	r = sd_pid_get_cgroup(pid, &cg);
+	if (r >= 0) {
+		bool fits = strlen(cg) < len;
+
+		snprintf(buf, len, "%s", cg);
+		free(cg);
+		return fits ? 0 : -ENAMETOOLONG;
+	}
+	return unit_cgroup_of_pid(CGROUP_ROOT, pid, buf, len);
+}
+
+/* [A-Za-z0-9:_.\\-], and one '@' before the instance: systemd's unit name characters */
+static bool unit_name_chars(const char *s, size_t n)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '@') {
+			if (at++ || i == 0)
+				return false;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == ':' || c == '_' || c == '.' || c == '\\' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+int unit_system_service_of_cgroup(const char *path, char *buf, size_t len)
+{
+	static const char root[] = "/system.slice/";
+	const char *p = path + sizeof(root) - 1;
+
+	if (strncmp(path, root, sizeof(root) - 1) != 0)
+		return -ENXIO;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		/* the slices systemd makes for templates: system-NAME.slice, nested */
+		if (n > 13 && !strncmp(p, "system-", 7) && !memcmp(p + n - 6, ".slice", 6) &&
+		    unit_name_chars(p, n) && p[n] == '/') {
+			p += n + 1;
+			continue;
+		}
+		if (n <= 8 || memcmp(p + n - 8, ".service", 8) != 0 || !unit_name_chars(p, n) ||
+		    p[n - 9] == '@' || n >= len || n >= UNIT_NAME_MAX)
+			return -ENXIO;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		return 0;
+	}
+}

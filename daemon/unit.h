@@ -33,5 +33,20 @@ int unit_from_cgroup_path(const char *path, char *buf, size_t len);
 int unit_cgroup_of_pid(const char *root, pid_t pid, char *buf, size_t len);
 /* sd_pid_get_unit(), else the cgroup search.  0 or a negative errno. */
 int unit_of_pid(pid_t pid, char *buf, size_t len);
+/*
+ * The cgroup v2 path of a live pid ("/system.slice/nginx.service"):
+ * sd_pid_get_cgroup() (/proc/PID/cgroup), else the cgroup search.  0 or a
+ * negative errno.
+ */
+int unit_cgroup_path_of_pid(pid_t pid, char *buf, size_t len);
+/*
+ * The system service a cgroup path is in, as brute-reportd may restart
+ * it: "/system.slice/NAME.service[/...]", or in the slices systemd makes
+ * for templates and their instances ("/system.slice/system-getty.slice/
+ * getty@tty1.service").  Anything else (user services, scopes, the root,
+ * a template without an instance, a name systemd could not have made) is
+ * -ENXIO: the path comes from the kernel's record of the crashing task.
+ */
+int unit_system_service_of_cgroup(const char *path, char *buf, size_t len);
 
 #endif

@@ -14,6 +14,8 @@ packages=(
 	clang libclang-rt-14-dev
 	# brute-reportd: syslog over TLS (GnuTLS) and RELP (librelp); certtool for the TLS tests
 	libgnutls28-dev librelp-dev gnutls-bin
+	# brute-peer-nft (the peer ban action): its test runs the real nft in a network namespace
+	nftables
 	# make check-kselftest: the kernel's selftests link libcap statically (clone3, seccomp);
 	# bash for the upstream scripts that need it in the busybox guest
 	libcap-dev bash-static

@@ -33,7 +33,7 @@ rm -rf "$dir" "$img" "$img.key"
 log "debootstrap bookworm from $mirror"
 start=$(date +%s)
 debootstrap --variant=minbase \
-	--include=systemd,systemd-sysv,auditd,rsyslog,iproute2,procps,udev,kmod,rsyslog-gnutls,rsyslog-relp,gnutls-bin \
+	--include=systemd,systemd-sysv,auditd,rsyslog,iproute2,procps,udev,kmod,rsyslog-gnutls,rsyslog-relp,gnutls-bin,nftables \
 	bookworm "$dir" "$mirror" >"$rig/debootstrap.log" 2>&1 ||
 	die "debootstrap failed, log: $rig/debootstrap.log"
 log "debootstrap took $(($(date +%s) - start)) s"

@@ -221,6 +221,8 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, daemon_suite());
 	srunner_add_suite(sr, unit_suite());
 	srunner_add_suite(sr, health_suite());
+	srunner_add_suite(sr, v4_suite());
+	srunner_add_suite(sr, actions_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	run = srunner_ntests_run(sr);
 	failed = srunner_ntests_failed(sr);

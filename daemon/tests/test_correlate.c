@@ -1126,7 +1126,7 @@ START_TEST(test_captured_v3)
 	ck_assert_str_eq(field(&c, a, "CRASHES_UNKNOWN"), "6");
 	ck_assert_ptr_null(entry_get(&c.e[a], "PEER"));
 	ck_assert_msg(strstr(c.e[a].message, "Backstop: hierarchy 655104365619 (attacker, /selftests/attacker) crashed 6 times from peers or unknown sources without a quiet period, pid 212 uid 1000 auid unset, EMA 13 ms") == c.e[a].message &&
-		      strstr(c.e[a].message, "; action: kill (its supervisor restarts it with a fresh layout and canary); this incident: 6 crashes, 0 after a peer's input, 6 unattributed"),
+		      strstr(c.e[a].message, "; action: kill (it is restarted with a fresh layout and canary: by its unit's Restart=, else by brute-reportd); this incident: 6 crashes, 0 after a peer's input, 6 unattributed"),
 		      "%s", c.e[a].message);
 	ck_assert_str_eq(field(&c, k, "ATTACK_TYPE"), "backstop");
 	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "206");

@@ -24,6 +24,8 @@ Suite *config_suite(void);
 Suite *daemon_suite(void);
 Suite *unit_suite(void);
 Suite *health_suite(void);
+Suite *v4_suite(void);
+Suite *actions_suite(void);
 
 /* Path of a fixture under tests/fixtures (static buffer). */
 const char *fixture(const char *name);

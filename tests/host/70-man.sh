@@ -80,6 +80,8 @@ for p in "$man8" "$conf5" "$ctl8"; do
 		/usr/bin/passwd) continue ;;	# an example target: Debian's set-user-ID passwd
 		/run/php/php8.2-fpm.sock) continue ;;	# an example socket: Debian's PHP-FPM pool
 		/etc/ssl/certs/siem-ca.pem) continue ;;	# an example: the operator's own CA file
+		/etc/systemd/system/brute-peer-lb@.service | /usr/bin/curl) continue ;;	# an example: an operator's action
+		/system.slice/*) continue ;;	# cgroup paths (of the units brute-reportd restarts)
 		esac
 		# a runtime file, or the directory it is created in
 		echo "$runtime" | grep -q "^${path%/}\(/\|\$\)" && continue

@@ -56,7 +56,7 @@ int read_small(const char *path, char *buf, size_t size);
 bool is_number(const char *s);
 
 /* ---- reportd.c: brute-reportd's state file ---- */
-#define N_REPORTD_KEYS 23
+#define N_REPORTD_KEYS 29
 struct reportd_info {
 	int err;	/* 0, or why there is none (ENOENT: not running) */
 	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */
@@ -64,6 +64,7 @@ struct reportd_info {
 };
 void read_reportd(struct reportd_info *ri);
 void print_reportd(const struct reportd_info *ri, bool json);
+const char *reportd_value(const struct reportd_info *ri, const char *key);
 
 /* ---- the commands ---- */
 int cmd_list(int argc, char **argv);

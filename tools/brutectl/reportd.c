@@ -26,6 +26,9 @@ static const char *const reportd_keys[] = {
 	"siem", "siem_target", "siem_connected", "siem_failures", "siem_last_delivery_usec",
 	"siem_last_error_usec", "siem_last_error", "spool_oldest_usec", "alerts_parked",
 	"updated_usec",
+	/* its actions through systemd (absent from an older daemon's file) */
+	"unit_restarts", "unit_starts", "unit_failures", "peer_actions", "peer_action_failures",
+	"backstop_restart",
 };
 _Static_assert(sizeof(reportd_keys) / sizeof(reportd_keys[0]) == N_REPORTD_KEYS,
 	       "N_REPORTD_KEYS (brutectl.h) counts reportd_keys");
@@ -57,7 +60,10 @@ void read_reportd(struct reportd_info *ri)
 		ri->stale = kill((pid_t)strtol(ri->vals[0], NULL, 10), 0) < 0 && errno == ESRCH;
 }
 
-static const char *rv(const struct reportd_info *ri, const char *key)
+/**
+ * reportd_value() - a key of brute-reportd's state file, "?" when absent.
+ */
+const char *reportd_value(const struct reportd_info *ri, const char *key)
 {
 	for (size_t i = 0; i < N_REPORTD_KEYS; i++)
 		if (!strcmp(reportd_keys[i], key))
@@ -68,7 +74,7 @@ static const char *rv(const struct reportd_info *ri, const char *key)
 /* Microseconds since the epoch in a key: how long ago, for people ("12.0s", "3m10s"). */
 static bool ago(const struct reportd_info *ri, const char *key, char *buf, size_t size)
 {
-	const char *v = rv(ri, key);
+	const char *v = reportd_value(ri, key);
 	struct timeval tv;
 	uint64_t t, now;
 
@@ -85,28 +91,28 @@ static void print_delivery(const struct reportd_info *ri)
 {
 	char a[32];
 
-	if (!strcmp(rv(ri, "siem"), "?")) {
+	if (!strcmp(reportd_value(ri, "siem"), "?")) {
 		return;	/* an older brute-reportd */
 	}
-	if (!strcmp(rv(ri, "siem"), "none")) {
+	if (!strcmp(reportd_value(ri, "siem"), "none")) {
 		printf("         delivery: no SIEM forwarding configured\n");
 		return;
 	}
-	printf("         delivery: %s %s %s", rv(ri, "siem"), rv(ri, "siem_target"),
-	       !strcmp(rv(ri, "siem_connected"), "1") ? "connected" : "NOT connected");
-	if (strcmp(rv(ri, "siem_last_error"), "?") && ago(ri, "siem_last_error_usec", a, sizeof(a))) {
+	printf("         delivery: %s %s %s", reportd_value(ri, "siem"), reportd_value(ri, "siem_target"),
+	       !strcmp(reportd_value(ri, "siem_connected"), "1") ? "connected" : "NOT connected");
+	if (strcmp(reportd_value(ri, "siem_last_error"), "?") && ago(ri, "siem_last_error_usec", a, sizeof(a))) {
 		printf(", last error %s ago: ", a);
-		put_name_tty(stdout, rv(ri, "siem_last_error"), strlen(rv(ri, "siem_last_error")));
+		put_name_tty(stdout, reportd_value(ri, "siem_last_error"), strlen(reportd_value(ri, "siem_last_error")));
 	}
 	if (ago(ri, "siem_last_delivery_usec", a, sizeof(a)))
 		printf(", last delivery %s ago", a);
 	else
 		printf(", nothing delivered yet");
-	printf(", %s failure%s", rv(ri, "siem_failures"), !strcmp(rv(ri, "siem_failures"), "1") ? "" : "s");
+	printf(", %s failure%s", reportd_value(ri, "siem_failures"), !strcmp(reportd_value(ri, "siem_failures"), "1") ? "" : "s");
 	if (ago(ri, "spool_oldest_usec", a, sizeof(a)))
 		printf(", oldest spooled alert %s old", a);
-	if (strcmp(rv(ri, "alerts_parked"), "0") && strcmp(rv(ri, "alerts_parked"), "?"))
-		printf(", %s parked", rv(ri, "alerts_parked"));
+	if (strcmp(reportd_value(ri, "alerts_parked"), "0") && strcmp(reportd_value(ri, "alerts_parked"), "?"))
+		printf(", %s parked", reportd_value(ri, "alerts_parked"));
 	putchar('\n');
 }
 
@@ -139,11 +145,15 @@ void print_reportd(const struct reportd_info *ri, bool json)
 	}
 	printf("reportd: %s pid %s: records %s, incidents %s (%s open), attacks %s, "
 	       "alerts queued %s, dropped %s, spooled %s, lost %s\n",
-	       ri->stale ? "STALE state file of" : "running,", rv(ri, "pid"), rv(ri, "records"),
-	       rv(ri, "incidents"), rv(ri, "incidents_open"), rv(ri, "attacks"),
-	       rv(ri, "alerts_queued"), rv(ri, "alerts_dropped"), rv(ri, "spooled"), rv(ri, "lost"));
-	printf("         its view: brute %s, audit %s, mode %s (%s problem%s)\n", rv(ri, "brute"),
-	       rv(ri, "audit"), rv(ri, "mode"), rv(ri, "problems"),
-	       !strcmp(rv(ri, "problems"), "1") ? "" : "s");
+	       ri->stale ? "STALE state file of" : "running,", reportd_value(ri, "pid"), reportd_value(ri, "records"),
+	       reportd_value(ri, "incidents"), reportd_value(ri, "incidents_open"), reportd_value(ri, "attacks"),
+	       reportd_value(ri, "alerts_queued"), reportd_value(ri, "alerts_dropped"), reportd_value(ri, "spooled"), reportd_value(ri, "lost"));
+	printf("         its view: brute %s, audit %s, mode %s (%s problem%s)\n", reportd_value(ri, "brute"),
+	       reportd_value(ri, "audit"), reportd_value(ri, "mode"), reportd_value(ri, "problems"),
+	       !strcmp(reportd_value(ri, "problems"), "1") ? "" : "s");
 	print_delivery(ri);
+	if (strcmp(reportd_value(ri, "unit_starts"), "?"))
+		printf("          actions: backstop: units restarted %s, started %s, failed %s; peer actions %s, failed %s\n",
+		       reportd_value(ri, "unit_restarts"), reportd_value(ri, "unit_starts"), reportd_value(ri, "unit_failures"),
+		       reportd_value(ri, "peer_actions"), reportd_value(ri, "peer_action_failures"));
 }

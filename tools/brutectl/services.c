@@ -218,18 +218,17 @@ reap:
 }
 
 /*
- * XXX(v4-daemon, issue 29 item 5, issue 30 item 5): whether brute-reportd restarts this unit
- * after the backstop (BRUTE_ATTACK attack=backstop, mitigation=restart, or mitigation=kill of
- * a unit that does not come back by itself). The v4-daemon branch adds that to brute-reportd,
- * with its configuration key documented in brute-reportd.conf(5). Once brute-reportd's state
- * file (/run/brute-reportd/status, reportd.c's keys) says which units it restarts, answer
- * from ri here: "yes" or "no". Until then: NULL, shown as "unknown".
+ * Whether brute-reportd brings this unit back after the backstop (BRUTE_ATTACK attack=backstop,
+ * mitigation=restart, or a kill the unit's Restart= does not answer): backstop_restart in its
+ * state file, one setting for every unit.  NULL ("unknown") when brute-reportd does not run or
+ * is older than that key.
  */
 static const char *reportd_restarts(const struct reportd_info *ri, const char *unit)
 {
-	(void)ri;
+	const char *v = ri ? reportd_value(ri, "backstop_restart") : "?";
+
 	(void)unit;
-	return NULL;
+	return strcmp(v, "yes") && strcmp(v, "no") ? NULL : v;
 }
 
 /* Whether Restart= brings a unit back after SIGKILL ("unclean signal" in systemd.service(5)). */

@@ -746,12 +746,22 @@ siem_last_error_usec=$(( (now - 12) * 1000000 ))
 siem_last_error=connect: Connection refused
 spool_oldest_usec=$(( (now - 190) * 1000000 ))
 alerts_parked=2
+unit_restarts=1
+unit_starts=2
+unit_failures=0
+peer_actions=5
+peer_action_failures=1
 STATE
 	run status
 	if printf '%s\n' "$out" | grep -q '^ *delivery: tcp siem.example.org:514 NOT connected, last error 1[2-4]\.[0-9]s ago: connect: Connection refused, last delivery 1h0[12]m ago, 14 failures, oldest spooled alert 3m1[0-2]s old, 2 parked$'; then
 		ok "status: the SIEM delivery (not connected, last error, last delivery, oldest spooled alert)"
 	else
 		not_ok "status: the SIEM delivery" "exit $rc" "$out" "$errout"
+	fi
+	if printf '%s\n' "$out" | grep -q '^ *actions: backstop: units restarted 1, started 2, failed 0; peer actions 5, failed 1$'; then
+		ok "status: brute-reportd's actions through systemd (restarts, starts, peer actions)"
+	else
+		not_ok "status: brute-reportd's actions through systemd" "exit $rc" "$out" "$errout"
 	fi
 	run status --json
 	if [ "$rc" = 3 ] && printf '%s' "$out" | python3 -c '
@@ -767,6 +777,7 @@ r = d["reportd"]
 assert r["pid"] == 4242 and r["records"] == 12 and r["alerts_queued"] == 7 and r["audit"] == "unknown", r
 assert r["siem"] == "tcp" and r["siem_connected"] == 0 and r["siem_failures"] == 14, r
 assert r["siem_last_error"] == "connect: Connection refused" and r["alerts_parked"] == 2, r
+assert r["unit_starts"] == 2 and r["peer_action_failures"] == 1, r
 assert r["spool_oldest_usec"] > 10**15, r' 2>"$tmp/py"; then
 		ok "status --json (exit 3, protected false)"
 	else

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * actions.c - the backstop's restarts and the peer ban actions, on one
+ * connection to systemd (actions.h).
+ */
+#include "actions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "manager.h"
+#include "peeraction.h"
+#include "restart.h"
+#include "util.h"
+
+struct actions {
+	struct manager *m;
+	struct restart *restart;
+	struct peeraction *peer;
+};
+
+struct actions *actions_new(const char *runtime_dir, const char *address)
+{
+	struct actions *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->m = manager_new(address);
+	a->restart = a->m ? restart_new(a->m) : NULL;
+	a->peer = a->m ? peeraction_new(a->m, runtime_dir) : NULL;
+	if (!a->restart || !a->peer) {
+		actions_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void actions_free(struct actions *a)
+{
+	if (!a)
+		return;
+	restart_free(a->restart);
+	peeraction_free(a->peer);
+	manager_free(a->m);
+	free(a);
+}
+
+int actions_configure(struct actions *a, bool backstop_restart, const char *peer_action)
+{
+	restart_set_enabled(a->restart, backstop_restart);
+	return peeraction_set_template(a->peer, peer_action);
+}
+
+void actions_entry(struct actions *a, const struct entry *e)
+{
+	uint64_t now = now_monotonic_ms();
+
+	restart_entry(a->restart, e, now);
+	peeraction_entry(a->peer, e, now);
+}
+
+bool actions_pollfd(struct actions *a, struct pollfd *pfd)
+{
+	return manager_pollfd(a->m, pfd);
+}
+
+void actions_dispatch(struct actions *a, uint64_t now_ms)
+{
+	manager_dispatch(a->m, now_ms);
+	restart_tick(a->restart, now_ms);
+	peeraction_tick(a->peer, now_ms);
+}
+
+uint64_t actions_next_deadline(struct actions *a)
+{
+	uint64_t d = manager_next_deadline(a->m), x;
+
+	x = restart_next_deadline(a->restart);
+	if (x < d)
+		d = x;
+	x = peeraction_next_deadline(a->peer);
+	return x < d ? x : d;
+}
+
+void actions_get_stats(const struct actions *a, struct actions_stats *s)
+{
+	const struct restart_stats *rs = restart_get_stats(a->restart);
+	const struct peeraction_stats *ps = peeraction_get_stats(a->peer);
+
+	memset(s, 0, sizeof(*s));
+	s->unit_restarts = rs->restarts;
+	s->unit_starts = rs->starts;
+	s->unit_failures = rs->failures;
+	s->peer_actions = ps->runs;
+	s->peer_action_failures = ps->failures;
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * restart.c - the units of services Brute's backstop restarted or killed:
+ * each one's state machine, from the attack entry to the unit running again.
+ *
+ *   idle --entry--> waiting --due--> STATE --active, kill--> idle (recovered)
+ *                                      |--active, restart--> TRY_RESTART --> idle
+ *                                      |--deactivating--> waiting (1 s)
+ *                                      '--otherwise--> RESET_FAILED --> START --> idle
+ */
+#include "restart.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "util.h"
+
+enum kind { KIND_RESTART = 1, KIND_ENSURE = 2 };	/* ENSURE wins when merged */
+enum state { S_IDLE, S_WAITING, S_BUSY };
+
+struct svc {
+	struct restart *owner;
+	char unit[UNIT_NAME_MAX];
+	enum state state;
+	enum kind kind;
+	enum manager_op step;
+	uint64_t due_ms;
+	uint64_t last_action_ms;	/* the last start or restart asked (0: none) */
+	uint64_t used_ms;		/* last request: the least recently used idle one goes */
+	unsigned rechecks;
+	enum kind again;		/* a request that came while busy (0: none) */
+	char reason[384];
+	struct svc *next;
+};
+
+struct restart {
+	struct manager *m;
+	bool enabled;
+	struct svc *svcs;
+	size_t n;
+	struct restart_stats stats;
+};
+
+struct restart *restart_new(struct manager *m)
+{
+	struct restart *r = calloc(1, sizeof(*r));
+
+	if (r) {
+		r->m = m;
+		r->enabled = true;
+	}
+	return r;
+}
+
+void restart_free(struct restart *r)
+{
+	if (!r)
+		return;
+	while (r->svcs) {
+		struct svc *s = r->svcs;
+
+		r->svcs = s->next;
+		manager_cancel(r->m, s);
+		free(s);
+	}
+	free(r);
+}
+
+void restart_set_enabled(struct restart *r, bool enabled)
+{
+	r->enabled = enabled;
+}
+
+const struct restart_stats *restart_get_stats(const struct restart *r)
+{
+	return &r->stats;
+}
+
+static struct svc *svc_get(struct restart *r, const char *unit, uint64_t now_ms)
+{
+	struct svc *s, **pp, **victim = NULL;
+
+	for (s = r->svcs; s; s = s->next)
+		if (!strcmp(s->unit, unit))
+			return s;
+	if (r->n >= RESTART_UNITS_MAX) {
+		for (pp = &r->svcs; *pp; pp = &(*pp)->next)
+			if ((*pp)->state == S_IDLE && (!victim || (*pp)->used_ms < (*victim)->used_ms))
+				victim = pp;
+		if (!victim)
+			return NULL;	/* 256 units busy at once: this request is refused */
+		s = *victim;
+		*victim = s->next;
+		free(s);
+		r->n--;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	strtcpy(s->unit, unit, sizeof(s->unit));
+	s->owner = r;
+	s->used_ms = now_ms;
+	s->next = r->svcs;
+	r->svcs = s;
+	r->n++;
+	return s;
+}
+
+static void on_result(void *userdata, int error, const char *value);
+
+static void schedule(struct svc *s, enum kind kind, uint64_t now_ms, uint64_t delay_ms)
+{
+	uint64_t due = now_ms + delay_ms;
+
+	if (s->last_action_ms && s->last_action_ms + RESTART_INTERVAL_MS > due)
+		due = s->last_action_ms + RESTART_INTERVAL_MS;
+	s->state = S_WAITING;
+	s->kind = kind;
+	s->due_ms = due;
+}
+
+static void finish(struct restart *r, struct svc *s, uint64_t now_ms)
+{
+	enum kind again = s->again;
+
+	(void)r;
+	s->state = S_IDLE;
+	s->again = 0;
+	s->rechecks = 0;
+	if (again)
+		schedule(s, again, now_ms, again == KIND_ENSURE ? RESTART_GRACE_MS : 0);
+}
+
+static void fail(struct restart *r, struct svc *s, const char *what, const char *why)
+{
+	r->stats.failures++;
+	log_error("could not %s %s after Brute's backstop: %s (%s)", what, s->unit, why, s->reason);
+	finish(r, s, now_monotonic_ms());
+}
+
+static void ask(struct restart *r, struct svc *s, enum manager_op op)
+{
+	int e;
+
+	s->step = op;
+	if (op == MANAGER_START || op == MANAGER_TRY_RESTART)
+		s->last_action_ms = now_monotonic_ms();
+	e = manager_request(r->m, op, s->unit, on_result, s);
+	if (e < 0)
+		fail(r, s, op == MANAGER_TRY_RESTART ? "restart" : op == MANAGER_STATE ?
+		     "read the state of" : op == MANAGER_RESET_FAILED ? "reset" : "start", strerror(-e));
+}
+
+static bool running(const char *state)
+{
+	return !strcmp(state, "active") || !strcmp(state, "activating") || !strcmp(state, "reloading");
+}
+
+static void on_result(void *userdata, int error, const char *value)
+{
+	struct svc *s = userdata;
+	struct restart *r = s->owner;
+	uint64_t now = now_monotonic_ms();
+
+	switch (s->step) {
+	case MANAGER_STATE:
+		if (error < 0) {
+			fail(r, s, "read the state of", value);
+		} else if (s->kind == KIND_RESTART && (!strcmp(value, "active") || !strcmp(value, "reloading"))) {
+			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
+			ask(r, s, MANAGER_TRY_RESTART);
+		} else if (running(value)) {
+			/* after a kill: its Restart= brought it back; after a restart request: it is starting */
+			r->stats.recovered++;
+			log_info("%s is %s again by itself after Brute's backstop %s (%s)", s->unit, value,
+				 s->kind == KIND_RESTART ? "asked for its restart" : "killed its processes",
+				 s->reason);
+			finish(r, s, now);
+		} else if (!strcmp(value, "deactivating") && s->rechecks < RESTART_RECHECKS) {
+			s->rechecks++;
+			s->state = S_WAITING;
+			s->due_ms = now + 1000;
+		} else {
+			log_notice("%s is %s after Brute's backstop %s (%s): resetting its failed state and starting it",
+				   s->unit, value, s->kind == KIND_RESTART ? "asked for its restart" :
+				   "killed its processes", s->reason);
+			ask(r, s, MANAGER_RESET_FAILED);
+		}
+		return;
+	case MANAGER_RESET_FAILED:
+		/* not fatal: a unit that is not failed has nothing to reset; the start says */
+		if (error < 0)
+			log_warning("resetting the failed state of %s: %s", s->unit, value);
+		ask(r, s, MANAGER_START);
+		return;
+	case MANAGER_START:
+		if (error < 0) {
+			fail(r, s, "start", value);
+		} else if (strcmp(value, "done")) {
+			fail(r, s, "start", value);	/* the job's result: failed, timeout... */
+		} else {
+			r->stats.starts++;
+			log_info("%s started again after Brute's backstop", s->unit);
+			finish(r, s, now);
+		}
+		return;
+	case MANAGER_TRY_RESTART:
+		if (error < 0 || strcmp(value, "done")) {
+			/* whatever went wrong, it must not stay down: look again, start it */
+			log_warning("restarting %s: %s; making sure it runs", s->unit,
+				    error < 0 ? value : value[0] ? value : "no result");
+			r->stats.failures++;
+			s->state = S_IDLE;
+			schedule(s, KIND_ENSURE, now, 0);
+		} else {
+			r->stats.restarts++;
+			log_info("%s restarted after Brute's backstop", s->unit);
+			finish(r, s, now);
+		}
+		return;
+	}
+}
+
+void restart_tick(struct restart *r, uint64_t now_ms)
+{
+	for (struct svc *s = r->svcs; s; s = s->next)
+		if (s->state == S_WAITING && s->due_ms <= now_ms) {
+			s->state = S_BUSY;
+			ask(r, s, MANAGER_STATE);
+		}
+}
+
+uint64_t restart_next_deadline(const struct restart *r)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (const struct svc *s = r->svcs; s; s = s->next)
+		if (s->state == S_WAITING && s->due_ms < d)
+			d = s->due_ms;
+	return d;
+}
+
+void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms)
+{
+	const char *type = entry_get(e, "ATTACK_TYPE"), *action = entry_get(e, "ACTION");
+	const char *cgroup = entry_get(e, "CGROUP"), *id = entry_get(e, "AUDIT_ID");
+	const char *hier = entry_get(e, "HIERARCHY"), *faults = entry_get(e, "FAULTS");
+	const char *speed = entry_get(e, "SPEED");
+	char unit[UNIT_NAME_MAX];
+	enum kind kind;
+	struct svc *s;
+
+	if (!r->enabled || e->kind != ENTRY_ATTACK || !type || strcmp(type, "backstop") || !action)
+		return;
+	if (!strcmp(action, "restart"))
+		kind = KIND_RESTART;
+	else if (!strcmp(action, "kill"))
+		kind = KIND_ENSURE;
+	else
+		return;	/* mode 1: nothing was done, nothing to undo */
+	if (!cgroup || unit_system_service_of_cgroup(cgroup, unit, sizeof(unit)) < 0 ||
+	    !strcmp(unit, "brute-reportd.service")) {
+		r->stats.refused++;
+		log_notice("Brute's backstop %s hierarchy %s (audit ID %s) in %s: not a system service, brute-reportd restarts nothing there",
+			   kind == KIND_RESTART ? "asked for a restart of" : "killed",
+			   hier ? hier : "?", id ? id : "?", cgroup ? cgroup : "an unknown cgroup");
+		return;
+	}
+	s = svc_get(r, unit, now_ms);
+	if (!s) {
+		r->stats.failures++;
+		log_error("cannot follow %s after Brute's backstop: %d units followed already (audit ID %s)",
+			  unit, RESTART_UNITS_MAX, id ? id : "?");
+		return;
+	}
+	s->used_ms = now_ms;
+	if (s->state == S_BUSY) {
+		if (s->again != KIND_ENSURE)
+			s->again = kind;
+		log_debug("%s: another backstop verdict (audit ID %s) while acting on it: again after", unit,
+			  id ? id : "?");
+		return;
+	}
+	snprintf(s->reason, sizeof(s->reason), "hierarchy %s crashed %s times%s%s, mitigation=%s, audit ID %s",
+		 hier ? hier : "?", faults ? faults : "?", speed ? ", " : "", speed ? speed : "", action,
+		 id ? id : "?");
+	if (s->state == S_WAITING) {
+		if (kind == KIND_ENSURE)
+			s->kind = KIND_ENSURE;
+		return;
+	}
+	schedule(s, kind, now_ms, kind == KIND_ENSURE ? RESTART_GRACE_MS : 0);
+}

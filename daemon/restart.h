@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * restart.h - a backstop that never leaves a service dead (issue 29, item
+ * 5, the daemon's half).  From the attack entries of Brute's backstop:
+ *
+ *   ACTION restart (v4: the service crossed backstop_faults slowly; nothing
+ *     was killed): restart its unit (TryRestartUnit), so that it runs again
+ *     with a fresh layout and canary;
+ *   ACTION kill (the kernel killed the service at once): after RESTART_GRACE_MS
+ *     (its own Restart= acts first), if the unit is not active, activating
+ *     or reloading, reset its failed state (which clears systemd's start
+ *     limit counter) and start it.
+ *
+ * The unit is the system service of the entry's CGROUP (the record's
+ * cgroup=, else the crashing task's cgroup looked up while it lived):
+ * /system.slice/NAME.service, template instances included; nothing else.
+ * Per unit, one action at a time, at most one every RESTART_INTERVAL_MS:
+ * requests meanwhile are merged into the next one, never dropped.  Each
+ * action is logged once with its reason (the hierarchy, its crashes, the
+ * audit ID); its outcome is logged and counted.
+ */
+#ifndef BRUTE_RESTART_H
+#define BRUTE_RESTART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "entry.h"
+#include "manager.h"
+
+#define RESTART_GRACE_MS	2000	/* after a kill, before looking at the unit */
+#define RESTART_INTERVAL_MS	2000	/* between two actions on one unit */
+#define RESTART_RECHECKS	10	/* "deactivating": looked at again each second */
+#define RESTART_UNITS_MAX	256	/* units followed at once */
+
+struct restart_stats {
+	uint64_t restarts;	/* restarted (mitigation=restart) */
+	uint64_t starts;	/* started again after a kill (not active by itself) */
+	uint64_t recovered;	/* back by themselves after a kill (their Restart=) */
+	uint64_t failures;	/* an action that failed, or systemd unreachable */
+	uint64_t refused;	/* not a system service: nothing done */
+};
+
+struct restart;
+
+struct restart *restart_new(struct manager *m);
+void restart_free(struct restart *r);
+void restart_set_enabled(struct restart *r, bool enabled);
+/* An entry: attack entries of the backstop are acted on, others ignored. */
+void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms);
+void restart_tick(struct restart *r, uint64_t now_ms);
+uint64_t restart_next_deadline(const struct restart *r);
+const struct restart_stats *restart_get_stats(const struct restart *r);
+
+#endif

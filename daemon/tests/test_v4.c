@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Response v4's records (the kernel's v4 contract): input= and relay= of
+ * crashes, cgroup= of attacks and kill summaries, mitigation=restart, the
+ * boundary "local", lpath= of Unix endpoints, local TCP peers, trusted
+ * peer list updates; what the entries, the journal and the SIEM make of them.
+ * fixtures/v4-records.log is written as the contract spells the records.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+#include "peer.h"
+#include "record.h"
+#include "siem.h"
+#include "unit.h"
+#include "util.h"
+
+static const char *field(const struct collected *c, int i, const char *name)
+{
+	const char *v;
+
+	ck_assert_int_ge(i, 0);
+	v = entry_get(&c->e[i], name);
+	ck_assert_msg(v != NULL, "entry %d (%s) has no %s", i, entry_kind_name(c->e[i].kind), name);
+	return v;
+}
+
+/* The n-th entry of a kind about hierarchy h (HIERARCHY), or -1. */
+static int find_hier(const struct collected *c, enum entry_kind kind, const char *h, int nth)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = entry_get(&c->e[i], "HIERARCHY");
+
+		if (c->e[i].kind == kind && v && !strcmp(v, h) && nth-- == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* All the values of a repeated field, comma-separated (static buffer). */
+static const char *values(const struct entry *e, const char *name)
+{
+	static char buf[512];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < e->n_fields; i++)
+		if (!strcmp(e->fields[i].name, name))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "", e->fields[i].value);
+	return buf;
+}
+
+/* ---- the records ---- */
+
+struct one {
+	struct brute_record r;
+	int n;
+};
+
+static void keep_one(const struct brute_record *r, void *userdata)
+{
+	struct one *o = userdata;
+
+	o->r = *r;
+	o->n++;
+}
+
+/* One record line through the parser: 1 parsed, 0 refused (counted malformed). */
+static int parse_line(const char *line, struct brute_record *out)
+{
+	static struct one o;
+	struct parser *p;
+	char buf[4096];
+	int n;
+
+	memset(&o, 0, sizeof(o));
+	p = parser_new(keep_one, &o);
+	ck_assert(p != NULL);
+	n = snprintf(buf, sizeof(buf), "%s\n", line);
+	ck_assert_int_eq(parser_feed(p, buf, (size_t)n), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	parser_free(p);
+	if (o.n && out)
+		*out = o.r;
+	return o.n;
+}
+
+#define SUBJ "ppid=1 pid=900 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"php-fpm\" exe=\"/usr/sbin/php-fpm8.2\""
+#define CRASH "type=UNKNOWN[1712] msg=audit(1796600000.100:7): brute_hierarchy=4297000001 origin=4297000001 sig=11 si_code=1 faults=1 period_ms=100 ema_ms=70 "
+#define ATTACK "type=UNKNOWN[1713] msg=audit(1796600000.100:8): brute_hierarchy=4297000001 origin=4297000001 attack=backstop speed=slow faults=32 ema_ms=70000 threshold_ms=30000 max_faults=200 brute_mode=2 "
+#define TCP "peer=203.0.113.7/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=80 "
+
+START_TEST(test_v4_fields)
+{
+	struct brute_record *r = malloc(sizeof(*r));
+
+	ck_assert(r != NULL);
+	/* input= of each kind; relay= with a relayed charge */
+	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=relayed relay=uid:33 " SUBJ, r), 1);
+	ck_assert_int_eq(r->input, INPUT_RELAYED);
+	ck_assert(r->has_relay && r->relay_uid == 33);
+	ck_assert_str_eq(r->peer.addr, "203.0.113.7/32");
+	ck_assert_int_eq(parse_line(CRASH "source=unknown " TCP "input=trusted " SUBJ, r), 1);
+	ck_assert_int_eq(r->input, INPUT_TRUSTED);
+	ck_assert(r->peer.present && r->source == SOURCE_UNKNOWN);
+	ck_assert_int_eq(parse_line(CRASH "source=unknown input=ambiguous " SUBJ, r), 1);
+	ck_assert_int_eq(r->input, INPUT_AMBIGUOUS);
+	ck_assert(!r->peer.present);
+	ck_assert_int_eq(parse_line(CRASH "source=user input=none " SUBJ, r), 1);
+	ck_assert_int_eq(r->input, INPUT_NONE);
+	/* a v3 crash has none */
+	ck_assert_int_eq(parse_line(CRASH "source=unknown " SUBJ, r), 1);
+	ck_assert_int_eq(r->input, 0);
+	ck_assert(!r->has_relay);
+	/* refused: an unknown input, a relay without a relayed charge, a relayed charge without its relay */
+	ck_assert_int_eq(parse_line(CRASH "source=unknown input=maybe " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=peer relay=uid:33 " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=relayed " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=relayed relay=33 " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=unknown input=none input=none " SUBJ, NULL), 0);
+
+	/* mitigation=restart, cgroup= quoted and hex (a space) */
+	ck_assert_int_eq(parse_line(ATTACK "mitigation=restart source=unknown backstop_faults=32 cgroup=\"/system.slice/php8.2-fpm.service\" " SUBJ, r), 1);
+	ck_assert_int_eq(r->action, ACTION_RESTART);
+	ck_assert_str_eq(action_name(r->action), "restart");
+	ck_assert_str_eq(r->cgroup, "/system.slice/php8.2-fpm.service");
+	ck_assert_int_eq(parse_line(ATTACK "mitigation=kill source=unknown cgroup=2F73797374656D2E736C6963652F6120622E73657276696365 " SUBJ, r), 1);
+	ck_assert_str_eq(r->cgroup, "/system.slice/a b.service");
+	ck_assert_int_eq(parse_line(ATTACK "mitigation=kill source=unknown " SUBJ, r), 1);
+	ck_assert_str_eq(r->cgroup, "");	/* absent: no cgroups, or v3 */
+	/* refused: not a path, on a crash record */
+	ck_assert_int_eq(parse_line(ATTACK "mitigation=kill source=unknown cgroup=\"system.slice\" " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=unknown cgroup=\"/system.slice/x.service\" " SUBJ, NULL), 0);
+	/* the kill summary's cgroup */
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1714] msg=audit(1796600000.100:9): brute_hierarchy=4297000001 killed=3 unreported=0 cgroup=\"/system.slice/nginx.service\"", r), 1);
+	ck_assert(r->kill_summary);
+	ck_assert_str_eq(r->cgroup, "/system.slice/nginx.service");
+
+	/* lpath= of Unix endpoints: a path, an abstract name (with a NUL), unnamed */
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1000 peer_uid=1000 netns=1 transport=unix lino=5 lpath=\"/run/php/php8.2-fpm.sock\" peer_faults=1 input=peer " SUBJ, r), 1);
+	ck_assert_str_eq(r->peer.lpath, "/run/php/php8.2-fpm.sock");
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1000 peer_uid=1000 netns=1 transport=unix lino=5 lpath=40610062 peer_faults=1 input=peer " SUBJ, r), 1);
+	ck_assert_str_eq(r->peer.lpath, "@a@b");
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1000 peer_uid=1000 netns=1 transport=unix lino=5 lpath=? peer_faults=1 input=peer " SUBJ, r), 1);
+	ck_assert_str_eq(r->peer.lpath, "?");
+	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "lpath=\"/x\" peer_faults=1 input=peer " SUBJ, NULL), 0);
+	/* local TCP peers: uid:N with peer_uid at a tcp endpoint; both or neither */
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1001 peer_uid=1001 netns=1 transport=tcp laddr=127.0.0.1 lport=9000 peer_faults=1 input=peer " SUBJ, r), 1);
+	ck_assert(r->peer.present && r->peer.proto == PROTO_TCP && r->peer.uid == 1001);
+	ck_assert(peer_is_user(&r->peer));
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1001 netns=1 transport=tcp laddr=127.0.0.1 lport=9000 peer_faults=1 input=peer " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=uid:1001 peer_uid=1002 netns=1 transport=tcp laddr=127.0.0.1 lport=9000 peer_faults=1 input=peer " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=peer peer=10.0.0.1/32 peer_uid=1001 netns=1 transport=tcp laddr=127.0.0.1 lport=9000 peer_faults=1 input=peer " SUBJ, NULL), 0);
+
+	/* the boundary "local" */
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1711] msg=audit(1796600000.100:10): brute_hierarchy=4297000001 boundary=local old_uid=33 old_euid=33 new_uid=33 new_euid=33 " SUBJ, r), 1);
+	ck_assert_uint_eq(r->boundary, BOUNDARY_LOCAL);
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1710] msg=audit(1796600000.100:11): brute_hierarchy=4297000001 status=deallocated faults=1 attacks=0 killed=0 boundaries=unix,local", r), 1);
+	ck_assert_uint_eq(r->boundaries, BOUNDARY_UNIX | BOUNDARY_LOCAL);
+
+	/* trusted peers: tunable=trusted op=update with its counts, no old=/new= */
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1715] msg=audit(1796600000.100:12): tunable=trusted op=update added=2 removed=1 entries=3 " SUBJ " res=1", r), 1);
+	ck_assert(r->trusted_update);
+	ck_assert(r->trusted_added == 2 && r->trusted_removed == 1 && r->trusted_entries == 3);
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1715] msg=audit(1796600000.100:13): tunable=trusted op=update added=2 " SUBJ " res=1", NULL), 0);
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1715] msg=audit(1796600000.100:14): tunable=mode op=update added=2 removed=1 entries=3 " SUBJ " res=1", NULL), 0);
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1715] msg=audit(1796600000.100:15): tunable=trusted_uid_max old=999 new=500 " SUBJ " res=1", r), 1);
+	ck_assert(!r->trusted_update && r->new_value == 500);
+	free(r);
+}
+END_TEST
+
+/* A Unix endpoint with a path is that path: a ban survives the socket's re-creation. */
+START_TEST(test_v4_endpoint_path)
+{
+	struct brute_peer a = { .present = true, .proto = PROTO_UNIX, .addr = "uid:1000", .uid = 1000,
+				.netns = 1, .lino = 5, .lpath = "/run/svc.sock" };
+	struct brute_peer b = a, c = a;
+	struct peer_bans *t = peer_bans_new();
+	char buf[PEER_TEXT_MAX];
+
+	b.lino = 77;	/* the service restarted: a new socket, the same path */
+	ck_assert(peer_same(&a, &b));
+	strcpy(c.lpath, "/run/other.sock");
+	ck_assert(!peer_same(&a, &c));
+	/* v3: the inode is the endpoint */
+	a.lpath[0] = b.lpath[0] = '\0';
+	ck_assert(!peer_same(&a, &b));
+	strcpy(a.lpath, "/run/svc.sock");
+	strcpy(b.lpath, "/run/svc.sock");
+	ck_assert(peer_bans_get(t, &a, 1) != NULL);
+	ck_assert(peer_bans_find(t, &b) == peer_bans_find(t, &a));
+	ck_assert_uint_eq(peer_bans_count(t), 1);
+	peer_bans_free(t);
+	ck_assert_str_eq(peer_endpoint(&a, buf, sizeof(buf)), "unix socket /run/svc.sock (inode 5) in netns 1");
+	strcpy(a.lpath, "?");
+	ck_assert_str_eq(peer_endpoint(&a, buf, sizeof(buf)), "unnamed unix socket inode 5 in netns 1");
+	ck_assert_str_eq(peer_who(&a, buf, sizeof(buf)), "local user uid 1000");
+}
+END_TEST
+
+START_TEST(test_v4_system_service)
+{
+	static const struct { const char *path, *unit; } t[] = {
+		{ "/system.slice/nginx.service", "nginx.service" },
+		{ "/system.slice/nginx.service/worker", "nginx.service" },
+		{ "/system.slice/system-getty.slice/getty@tty1.service", "getty@tty1.service" },
+		{ "/system.slice/system-a.slice/system-a\\x2db.slice/a-b@x.service", "a-b@x.service" },
+		{ "/system.slice/php8.2-fpm.service", "php8.2-fpm.service" },
+		{ "/user.slice/user-1000.slice/user@1000.service", NULL },
+		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/x.service", NULL },
+		{ "/system.slice/a b.service", NULL },		/* not a unit name */
+		{ "/system.slice/getty@.service", NULL },		/* a template, no instance */
+		{ "/system.slice/session-1.scope", NULL },
+		{ "/system.slice", NULL },
+		{ "/system.slice/", NULL },
+		{ "/init.scope", NULL },
+		{ "/", NULL },
+		{ "/machine.slice/x.service", NULL },
+		{ "/system.slice/other.slice/x.service", NULL },	/* not a slice systemd makes for units */
+	};
+	char buf[UNIT_NAME_MAX];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int r = unit_system_service_of_cgroup(t[i].path, buf, sizeof(buf));
+
+		if (t[i].unit) {
+			ck_assert_msg(r == 0, "%s: %d", t[i].path, r);
+			ck_assert_str_eq(buf, t[i].unit);
+		} else {
+			ck_assert_msg(r < 0, "%s gave %s", t[i].path, buf);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_v4_fixture)
+{
+	struct collected c;
+	struct parser_stats ps;
+	int a, b, pb, bs, cl, k;
+
+	run_fixture("v4-records.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	ck_assert_uint_eq(ps.records, 46);
+
+	/* the relayed peer: its attack and ban name the relay, which is not banned */
+	a = find_hier(&c, ENTRY_ATTACK, "4297000001", 0);
+	ck_assert_str_eq(field(&c, a, "ATTACK_TYPE"), "peer");
+	ck_assert_str_eq(field(&c, a, "PEER"), "203.0.113.7/32");
+	ck_assert_str_eq(field(&c, a, "RELAY"), "uid:33");
+	ck_assert_str_eq(field(&c, a, "CGROUP"), "/system.slice/php8.2-fpm.service");
+	ck_assert_str_eq(field(&c, a, "UNIT"), "php8.2-fpm.service");	/* from cgroup=, even in a replay */
+	ck_assert_msg(strstr(c.e[a].message, "; its input came through the local relay of uid 33") != NULL, "%s", c.e[a].message);
+	pb = find_hier(&c, ENTRY_PEER_BAN, "4297000001", 0);
+	ck_assert_str_eq(field(&c, pb, "RELAY"), "uid:33");
+	ck_assert_msg(strstr(c.e[pb].message, "Peer 203.0.113.7/32 banned from tcp 0.0.0.0:80 in netns 4026531840 for 900 s after 5 crashes of php-fpm8.2 (php8.2-fpm.service); its input came through the local relay of uid 33 (not banned)") == c.e[pb].message,
+		      "%s", c.e[pb].message);
+
+	/* the backstop asks for a restart: nothing killed; its entry says what was not charged, and who */
+	bs = find_hier(&c, ENTRY_ATTACK, "4297000001", 1);
+	ck_assert_str_eq(field(&c, bs, "ATTACK_TYPE"), "backstop");
+	ck_assert_str_eq(field(&c, bs, "ACTION"), "restart");
+	ck_assert_str_eq(field(&c, bs, "CRASHES_TRUSTED"), "4");
+	ck_assert_str_eq(field(&c, bs, "CRASHES_AMBIGUOUS"), "3");
+	ck_assert_str_eq(field(&c, bs, "CRASHES_RELAYED"), "5");
+	ck_assert_str_eq(values(&c.e[bs], "TRUSTED_PEER"), "10.0.0.5/32,uid:33");
+	ck_assert_str_eq(values(&c.e[bs], "RELAY"), "uid:33");
+	ck_assert_msg(strstr(c.e[bs].message, "action: restart (nothing killed: brute-reportd restarts its unit") != NULL &&
+		      strstr(c.e[bs].message, "; 7 crashes not charged to a peer: 4 through trusted peers 10.0.0.5/32, uid:33, 3 ambiguous (input from more than one source); 5 charged through local relay uid:33"),
+		      "%s", c.e[bs].message);
+	ck_assert_int_lt(find_hier(&c, ENTRY_KILL, "4297000001", 0), 0);
+	cl = find_hier(&c, ENTRY_CLOSED, "4297000001", 0);
+	ck_assert_str_eq(field(&c, cl, "CRASHES_TRUSTED"), "4");
+	ck_assert_str_eq(values(&c.e[cl], "TRUSTED_PEER"), "10.0.0.5/32,uid:33");
+	ck_assert_msg(strstr(c.e[cl].message, "1 peer banned; 7 crashes not charged to a peer: 4 through trusted peers 10.0.0.5/32, uid:33") != NULL,
+		      "%s", c.e[cl].message);
+	b = find_entry(&c, ENTRY_BOUNDARY, 0);
+	ck_assert_str_eq(field(&c, b, "BOUNDARY"), "local");
+
+	/* a Unix endpoint by its path */
+	pb = find_hier(&c, ENTRY_PEER_BAN, "4297000002", 0);
+	ck_assert_str_eq(field(&c, pb, "LPATH"), "/run/svc sock");
+	ck_assert_str_eq(field(&c, pb, "LINO"), "2001");
+	ck_assert_msg(strstr(c.e[pb].message, "Local user uid 1000 banned from unix socket /run/svc sock (inode 2001) in netns 4026531840") == c.e[pb].message,
+		      "%s", c.e[pb].message);
+	/* a local TCP peer */
+	pb = find_hier(&c, ENTRY_PEER_BAN, "4297000003", 0);
+	ck_assert_str_eq(field(&c, pb, "PEER"), "uid:1001");
+	ck_assert_str_eq(field(&c, pb, "PEER_UID"), "1001");
+	ck_assert_str_eq(field(&c, pb, "TRANSPORT"), "tcp");
+	ck_assert_str_eq(field(&c, pb, "LADDR"), "127.0.0.1");
+	ck_assert_msg(strstr(c.e[pb].message, "Local user uid 1001 banned from tcp 127.0.0.1:9000") == c.e[pb].message,
+		      "%s", c.e[pb].message);
+	/* the fast backstop: killed; its cgroup on the attack and on the kill (the summary's) */
+	bs = find_hier(&c, ENTRY_ATTACK, "4297000004", 0);
+	ck_assert_str_eq(field(&c, bs, "ACTION"), "kill");
+	ck_assert_str_eq(field(&c, bs, "CGROUP"), "/system.slice/a b.service");
+	k = find_hier(&c, ENTRY_KILL, "4297000004", 0);
+	ck_assert_str_eq(field(&c, k, "CGROUP"), "/system.slice/a b.service");
+	/* the lifted ban of the relayed peer */
+	pb = find_entry(&c, ENTRY_PEER_UNBAN, 0);
+	ck_assert_str_eq(field(&c, pb, "REASON"), "lifted");
+	ck_assert_str_eq(field(&c, pb, "UNIT"), "php8.2-fpm.service");
+	collected_free(&c);
+}
+END_TEST
+
+/* v3 records keep working: every captured v3 record still parses, nothing v4 appears. */
+START_TEST(test_v4_v3_unchanged)
+{
+	struct collected c;
+	struct parser_stats ps;
+
+	run_fixture("captured-v3.log", NULL, &c, &ps);
+	ck_assert_uint_eq(ps.malformed, 0);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_ptr_null(entry_get(&c.e[i], "CRASHES_TRUSTED"));
+		ck_assert_ptr_null(entry_get(&c.e[i], "RELAY"));
+		ck_assert_ptr_null(entry_get(&c.e[i], "CGROUP"));
+		ck_assert_ptr_null(entry_get(&c.e[i], "LPATH"));
+	}
+	collected_free(&c);
+}
+END_TEST
+
+/* The SIEM: RFC 5424 and ECS carry the relay and the trusted peers; a local TCP peer is a user. */
+START_TEST(test_v4_siem)
+{
+	struct siem_options opts;
+	struct siem_format f = { .hostname = "h", .app_name = "brute-reportd", .pid = 1,
+				 .facility = 10 << 3, .opts = &opts };
+	struct strbuf sb = STRBUF_INIT;
+	struct collected c;
+	int pb, bs;
+
+	siem_options_defaults(&opts);
+	run_fixture("v4-records.log", NULL, &c, NULL);
+	pb = find_hier(&c, ENTRY_PEER_BAN, "4297000001", 0);
+	ck_assert_int_eq(siem_format_rfc5424(&c.e[pb], &f, &sb), 0);
+	ck_assert_msg(strstr(sb_str(&sb), " peer=\"203.0.113.7/32\" ") && strstr(sb_str(&sb), " relay=\"uid:33\" "),
+		      "%s", sb_str(&sb));
+	sb_reset(&sb);
+	bs = find_hier(&c, ENTRY_ATTACK, "4297000001", 1);
+	opts.json_format = SIEM_JSON_ECS;
+	ck_assert_int_eq(siem_format_json(&c.e[bs], &f, &sb), 0);
+	ck_assert_msg(strstr(sb_str(&sb), "\"trusted_peer\":[\"10.0.0.5/32\",\"uid:33\"]") &&
+		      strstr(sb_str(&sb), "\"crashes_trusted\":4") && strstr(sb_str(&sb), "\"action\":\"restart\"") &&
+		      strstr(sb_str(&sb), "\"cgroup\":\"/system.slice/php8.2-fpm.service\""), "%s", sb_str(&sb));
+	sb_reset(&sb);
+	/* a local user over loopback TCP: source.user.id, the listener as destination, no source.address */
+	pb = find_hier(&c, ENTRY_PEER_BAN, "4297000003", 0);
+	ck_assert_int_eq(siem_format_json(&c.e[pb], &f, &sb), 0);
+	ck_assert_msg(strstr(sb_str(&sb), "\"source\":{\"user\":{\"id\":\"1001\"}},\"destination\":{\"address\":\"127.0.0.1\",\"ip\":\"127.0.0.1\",\"port\":9000},\"network\":{\"transport\":\"tcp\",\"type\":\"ipv4\"}") &&
+		      !strstr(sb_str(&sb), "\"source\":{\"address\""), "%s", sb_str(&sb));
+	sb_free(&sb);
+	collected_free(&c);
+}
+END_TEST
+
+Suite *v4_suite(void)
+{
+	Suite *s = suite_create("v4");
+	TCase *tc = tcase_create("v4");
+
+	tcase_add_test(tc, test_v4_fields);
+	tcase_add_test(tc, test_v4_endpoint_path);
+	tcase_add_test(tc, test_v4_system_service);
+	tcase_add_test(tc, test_v4_fixture);
+	tcase_add_test(tc, test_v4_v3_unchanged);
+	tcase_add_test(tc, test_v4_siem);
+	suite_add_tcase(s, tc);
+	return s;
+}
