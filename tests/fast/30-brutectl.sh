@@ -298,7 +298,7 @@ if [ "$(confs)" = $((n0 + 1)) ] &&
 else
 	not_ok "trust add: one BRUTE_CONFIG record" "records: $n0 -> $(confs)" "$(ausearch --raw -m 1715 2>&1 | tail -n 3)"
 fi
-if grep -q ' trusted=3 ' /sys/kernel/security/brute/stats &&
+if grep -qE '(^| )trusted=3( |$)' /sys/kernel/security/brute/stats &&
 	brutectl status | grep -q '^trusted: 3 declared peers (brutectl trust list); local uids 1-[0-9]* are relays'; then
 	ok "stats trusted=3, status says it"
 else
@@ -362,7 +362,8 @@ fi
 wait_for 10 sh -c "[ \$(ausearch --raw -m 1715 2>/dev/null | grep -c ' tunable=trusted op=update ') -gt $n0 ]"
 sleep 1
 if [ "$(confs)" = $((n0 + 1)) ] &&
-	ausearch --raw -m 1715 2>/dev/null | tail -n 1 | grep -q 'tunable=trusted op=update added=[0-9]* removed=[0-9]* entries=3 '; then
+	ausearch --raw -m 1715 2>/dev/null | grep ' tunable=trusted op=update ' | tail -n 1 |
+	grep -q 'tunable=trusted op=update added=[0-9]* removed=[0-9]* entries=3 '; then
 	ok "trust load: one BRUTE_CONFIG record (the flush and the adds in one transaction), entries=3"
 else
 	not_ok "trust load: one BRUTE_CONFIG record" "records: $n0 -> $(confs)" "$(ausearch --raw -m 1715 2>&1 | tail -n 3)"
@@ -399,7 +400,7 @@ else
 fi
 json=$(brutectl peers --json 2>&1)
 if echo "$json" | grep -q '"peer":"uid:1002".*"transport":"unix","lino":[0-9]*,"lpath":"/tmp/bc-v4.sock","lpath_raw":"/tmp/bc-v4.sock"' &&
-	echo "$json" | grep -q '"trusted":\[.*{"trusted":"uid:1001","family":"uid","uid_first":1001,"uid_last":1001'; then
+	echo "$json" | tr -d '\n' | grep -q '"trusted":\[.*{"trusted":"uid:1001","family":"uid","uid_first":1001,"uid_last":1001'; then
 	ok "peers --json: lpath, and the trusted entries"
 else
 	not_ok "peers --json: lpath, trusted" "$json"
