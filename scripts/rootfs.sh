@@ -50,6 +50,34 @@ rm -rf "$dir/tmp/audit-debs"
 [ "$(chroot "$dir" dpkg-query -W auditd libaudit1 libauparse0 | grep -c '+brute1$')" = 3 ] ||
 	die "the image does not have the patched audit packages"
 
+# The real services of tests/services/ (issue 30), from Debian's own packages: installed here,
+# configured and started only by the scripts that use them (tests/services/services.sh). Every
+# unit the packages enable is disabled below, so that the other system tests boot and run as
+# before: nothing of these listens or runs unless a test starts it. No policy-rc.d is needed:
+# with no systemd running in the chroot, the maintainer scripts enable units but start none.
+services="nginx php8.2-fpm apache2 openssh-server postfix dovecot-core dovecot-imapd dovecot-lmtpd"
+log "installing the services: $services"
+start=$(date +%s)
+wants_before=$(cd "$dir/etc/systemd/system" && find . -type l | sort)
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+cat >"$dir/tmp/debconf" <<'CONF'
+postfix postfix/main_mailer_type select Local only
+postfix postfix/mailname string system
+CONF
+chroot "$dir" sh -c 'debconf-set-selections /tmp/debconf && apt-get update &&
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends '"$services" \
+	>>"$rig/debootstrap.log" 2>&1 ||
+	die "installing $services failed, log: $rig/debootstrap.log"
+rm -f "$dir/tmp/debconf" "$dir/etc/resolv.conf"
+# What the packages enabled (multi-user.target.wants/nginx.service, timers, sockets, ...):
+# disabled, by removing the links they made; the scripts start what they use.
+for link in $(cd "$dir/etc/systemd/system" && find . -type l | sort |
+	comm -13 <(echo "$wants_before") -); do
+	rm -f "$dir/etc/systemd/system/$link"
+	echo "disabled: $link" >>"$rig/debootstrap.log"
+done
+log "services installed in $(($(date +%s) - start)) s"
+
 echo system >"$dir/etc/hostname"
 printf '127.0.0.1 localhost system\n::1 localhost\n' >"$dir/etc/hosts"
 # The data disk's label appears once udevd runs, which on a loaded 2-core host under TCG
