@@ -1,0 +1,34 @@
+#!/bin/sh
+# rig.timeout: 900
+# Real services under Brute (issue 30, tests/services/services.sh), make check's short form:
+# Apache with mpm_prefork: attacked directly by one address and by a botnet of 256 /24s, through a load balancer (nginx in another network namespace, declared trusted) by one address and by the botnet while a health checker probes it, and by a local user over loopback TCP.
+# Each case restarts its units with the preload library's bug, runs benign clients and the
+# attacker for a few seconds (svcbench) and asserts what response v4 promises (svc_assert):
+# the attacker banned after at most min_faults crashes per address where Brute can see it,
+# the benign clients answered (>= 99 %, >= 90 % for a botnet or behind a load balancer), no
+# unit left failed or inactive and never on systemd's start limit, at most backstop_faults
+# (+1) crashes per randomization, no proxy, load balancer or health checker banned, the
+# ordinary bug at most one restart per backstop_faults crashes and no outage, every incident
+# in ausearch -k brute, the journal (with the unit) and the SIEM.  The figures of each case are
+# a "# SVC NAME ..." diagnostic; make bench runs the same cases longer (tests/bench/services.py).
+. "$RIG/tap.sh"
+SVC=${RIG%/rig}/services
+. "$SVC/services.sh"
+
+if [ ! -d /proc/sys/kernel/brute ]; then
+	not_ok "brute is enabled" "$(cat /sys/kernel/security/lsm 2>&1)"
+	exit 0
+fi
+if ! out=$(svc_setup 2>&1); then
+	not_ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd" "$out"
+	svc_teardown >/dev/null 2>&1
+	exit 0
+fi
+ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
+for c in apache-one apache-botnet lb-one lb-botnet apache-loopback; do
+	svc_selected $c || continue
+	svc_case $c
+	svc_assert $c
+done
+svc_teardown >/dev/null 2>&1
+exit 0
