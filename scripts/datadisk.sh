@@ -47,7 +47,7 @@ if [ -f "$top/tests/services/services.sh" ]; then
 	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$svc/brute-fault.so" \
 		"$top/tests/services/src/brute-fault.c" -ldl ||
 		die "building brute-fault.so failed"
-	install -m 644 "$top/tests/services/services.sh" "$svc/"
+	install -m 644 "$top"/tests/services/{services.sh,collect.awk} "$svc/"
 	install -m 644 "$top"/tests/services/etc/* "$svc/etc/"
 	install -m 644 "$top/tests/demo/rsyslog-brute-siem.conf" "$svc/etc/"
 fi

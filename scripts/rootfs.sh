@@ -14,7 +14,10 @@ img=$rig/rootfs.ext4
 # The audit packages with userspace/audit/ applied (built once, cached), installed over
 # Debian's: the image's key covers them.
 audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
-key=$( (sha256sum "$0"; echo "$audit") | sha256sum | cut -d' ' -f1)
+# (The script's content, not its path: the key is the same however the script is called.)
+svcetc=$top/tests/services/etc
+key=$( (sha256sum <"$0"; cat "$svcetc/brute-fault.conf" "$svcetc/brute-svc-lb.service"
+	echo "$audit") | sha256sum | cut -d' ' -f1)
 if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
 	echo "$img"
 	exit 0
@@ -76,6 +79,19 @@ for link in $(cd "$dir/etc/systemd/system" && find . -type l | sort |
 	rm -f "$dir/etc/systemd/system/$link"
 	echo "disabled: $link" >>"$rig/debootstrap.log"
 done
+# What tests/services/services.sh expects of the image (the rest of its configuration it copies
+# at test time, without a daemon-reload, which takes 10-40 s under TCG): the units' drop-ins
+# that load the preload library once a test writes the unit's environment file (inert until
+# then), the load balancer's unit, the site's and the mail's users, Apache's prefork MPM.
+for u in nginx php8.2-fpm apache2 ssh postfix@ dovecot; do
+	mkdir -p "$dir/etc/systemd/system/$u.service.d"
+	install -m 644 "$svcetc/brute-fault.conf" "$dir/etc/systemd/system/$u.service.d/"
+done
+install -m 644 "$svcetc/brute-svc-lb.service" "$dir/etc/systemd/system/"
+chroot "$dir" sh -c 'useradd -r -U -d /var/www/app -s /usr/sbin/nologin webapp &&
+	useradd -m -u 2001 -U alice && useradd -m -u 2002 -U bob &&
+	a2dismod -q mpm_event && a2enmod -q mpm_prefork' >>"$rig/debootstrap.log" 2>&1 ||
+	die "configuring the services failed, log: $rig/debootstrap.log"
 log "services installed in $(($(date +%s) - start)) s"
 
 echo system >"$dir/etc/hostname"

@@ -98,10 +98,12 @@ svc_configure() {
 	mkdir -p /run/brute-svc /run/brute-fault "$SVC_OUT" &&
 		install -m 755 "$SVC/svcbench" /usr/local/bin/svcbench &&
 		install -m 644 "$SVC/brute-fault.so" /usr/local/lib/brute-fault.so || return 1
-	id webapp >/dev/null 2>&1 || useradd -r -U -d /var/www/app -s /usr/sbin/nologin webapp ||
+	# The image has the drop-ins, the load balancer's unit, the users, Apache's prefork MPM.
+	if [ ! -f /etc/systemd/system/nginx.service.d/brute-fault.conf ] || ! id alice >/dev/null 2>&1; then
+		echo "the image has no services' drop-ins or users (scripts/rootfs.sh)"
 		return 1
-	id alice >/dev/null 2>&1 || useradd -m -u 2001 -U alice || return 1
-	id bob >/dev/null 2>&1 || useradd -m -u 2002 -U bob || return 1
+	fi
+	svc_log "configure: sites, pools"
 	mkdir -p /var/www/app &&
 		echo '<?php echo "ok\n";' >/var/www/html/index.php &&
 		echo '<?php echo "ok\n";' >/var/www/app/index.php &&
@@ -109,15 +111,9 @@ svc_configure() {
 	rm -f /etc/nginx/sites-enabled/default
 	install -m 644 "$SVC/etc/nginx-site.conf" /etc/nginx/sites-enabled/brute-svc &&
 		install -m 644 "$SVC/etc/php-app-pool.conf" /etc/php/8.2/fpm/pool.d/app.conf || return 1
-	a2dismod -q mpm_event >/dev/null && a2enmod -q mpm_prefork >/dev/null || return 1
 	mkdir -p /etc/brute-svc &&
-		install -m 644 "$SVC/etc/lb-nginx.conf" /etc/brute-svc/lb-nginx.conf &&
-		install -m 644 "$SVC/etc/brute-svc-lb.service" /etc/systemd/system/ || return 1
-	for u in nginx php8.2-fpm apache2 ssh postfix@ dovecot; do
-		mkdir -p /etc/systemd/system/$u.service.d &&
-			install -m 644 "$SVC/etc/brute-fault.conf" /etc/systemd/system/$u.service.d/ ||
-			return 1
-	done
+		install -m 644 "$SVC/etc/lb-nginx.conf" /etc/brute-svc/lb-nginx.conf || return 1
+	svc_log "configure: dovecot, postfix"
 	sed -i 's/^!include auth-system.conf.ext/#&/' /etc/dovecot/conf.d/10-auth.conf &&
 		install -m 644 "$SVC/etc/dovecot.conf" /etc/dovecot/conf.d/99-brute-svc.conf &&
 		printf 'alice:{PLAIN}alice-pw\nbob:{PLAIN}bob-pw\n' >/etc/dovecot/brute-svc.passwd &&
@@ -130,9 +126,6 @@ svc_configure() {
 		maximal_backoff_time=4s queue_run_delay=2s \
 		"import_environment=$(postconf -dh import_environment) LD_PRELOAD BRUTE_FAULT BRUTE_FAULT_BUG" ||
 		return 1
-	systemctl daemon-reload || return 1
-	# The tunables as the kernel had them (svc_tunables changes some per case).
-	for f in "$BR"/*; do echo "${f##*/}=$(cat "$f")"; done >/run/brute-svc/tunables.orig
 	touch /run/brute-svc/configured
 }
 
@@ -160,7 +153,9 @@ svc_siem() {
 svc_setup() {
 	svc_log "set-up"
 	svc_configure || return 1
+	svc_log "set-up: network namespaces"
 	svc_net || return 1
+	svc_log "set-up: the SIEM, brute-reportd"
 	svc_siem || return 1
 	echo 0 >/proc/sys/debug/exception-trace 2>/dev/null # no "segfault at" line per crash
 	svc_log "set-up done"
@@ -187,20 +182,22 @@ svc_teardown() {
 	return 0
 }
 
-svc_tunables() { # NAME=VALUE...
+svc_tunables() { # NAME=VALUE...: the originals kept for svc_tunables_restore
 	for kv in "$@"; do
-		[ -w "$BR/${kv%%=*}" ] && [ "$(cat "$BR/${kv%%=*}")" != "${kv#*=}" ] &&
-			echo "${kv#*=}" >"$BR/${kv%%=*}"
+		n=${kv%%=*}
+		[ -w "$BR/$n" ] || continue
+		read -r v <"$BR/$n"
+		[ "$v" = "${kv#*=}" ] && continue
+		grep -q "^$n=" /run/brute-svc/tunables.changed 2>/dev/null ||
+			echo "$n=$v" >>/run/brute-svc/tunables.changed
+		echo "${kv#*=}" >"$BR/$n"
 	done
 	return 0
 }
 svc_tunables_restore() {
-	[ -f /run/brute-svc/tunables.orig ] || return 0
-	# min_faults is bounded by the others: raise them first.
-	for n in max_faults escalate_faults; do
-		svc_tunables "$(grep "^$n=" /run/brute-svc/tunables.orig)"
-	done
-	while IFS= read -r kv; do svc_tunables "$kv"; done </run/brute-svc/tunables.orig
+	[ -s /run/brute-svc/tunables.changed ] || return 0
+	while IFS== read -r n v; do echo "$v" >"$BR/$n"; done </run/brute-svc/tunables.changed
+	rm -f /run/brute-svc/tunables.changed
 }
 
 # svc_env UNIT [BRUTE_FAULT_BUG]: the preload library in UNIT with its attacker's marker
@@ -219,7 +216,7 @@ svc_env() {
 	{
 		echo "LD_PRELOAD=/usr/local/lib/brute-fault.so"
 		echo "BRUTE_FAULT=$spec"
-		[ -n "$2" ] && echo "BRUTE_FAULT_BUG=$2"
+		if [ -n "$2" ]; then echo "BRUTE_FAULT_BUG=$2"; fi
 	} >/run/brute-fault/$1.env
 }
 
@@ -325,9 +322,10 @@ svc_define() {
 		attack="-a uid=$LOCAL_ATTACKER,to=127.0.0.1:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		;;
 	ssh-one)
-		units="ssh" kind=direct
-		benign="-b name=benign,proto=ssh,$cli,to=$SRV:22,every=200"
-		attack="-a proto=ssh,ns=$CLI,src=$ATTACKER,to=$SRV:22,id=SSH-2.0-BRUTEFAULT-SSH,every=100"
+		# sshd executes itself again for each connection: ~1 s each under TCG.
+		units="ssh" kind=direct dur=$((SVC_D * 3))
+		benign="-b name=benign,proto=ssh,$cli,to=$SRV:22,every=200,timeout=15000"
+		attack="-a proto=ssh,ns=$CLI,src=$ATTACKER,to=$SRV:22,id=SSH-2.0-BRUTEFAULT-SSH,every=100,timeout=15000"
 		;;
 	smtp-one)
 		units="postfix dovecot" kind=direct
@@ -361,38 +359,49 @@ svc_define() {
 	return 0
 }
 
-# Value of KEY in the case's results (the first line that has it).
-svc_get() { sed -n "s/^$2=//p" "$SVC_OUT/$1.res" | head -n 1; }
-# Value of KEY= in a line of svcbench's output.
-svc_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-
 # Brute's records of the case, from what audit.log gained (ausearch is slow under TCG).
 svc_records() { # OFFSET
 	[ "$(wc -c <$AUDIT_LOG)" -ge "$1" ] || set -- 0
-	tail -c +$(($1 + 1)) $AUDIT_LOG |
-		grep -aE '^type=(UNKNOWN\[171[0-9]\]|BRUTE_[A-Z_]+) ' | sed "s/$(printf '\035').*//"
+	tail -c +$(($1 + 1)) $AUDIT_LOG | grep -aE '^type=(UNKNOWN\[171[0-9]\]|BRUTE_[A-Z_]+) ' |
+		sed "s/$(printf '\035').*//"
+}
+
+# Brute's attack and peer ban records in audit.log since OFFSET, and brute-reportd's journal
+# entries of them since CURSOR: wait until the daemon wrote as many (records without EOE wait
+# for libauparse's 2 s timeout, and a few seconds more under TCG).
+svc_reported_wait() { # OFFSET CURSOR
+	n=$(svc_records "$1" | grep -caE '^type=(UNKNOWN\[171[38]\]|BRUTE_ATTACK|BRUTE_PEER_BAN) ')
+	[ "$n" -gt 0 ] || return 0
+	wait_for 20 sh -c "[ \$(journalctl --after-cursor='$2' -o cat --no-pager \
+		SYSLOG_IDENTIFIER=brute-reportd MESSAGE_ID=$MID_ATTACK + SYSLOG_IDENTIFIER=brute-reportd \
+		MESSAGE_ID=$MID_PEER_BAN 2>/dev/null | grep -c .) -ge $n ]"
+	wait_for 10 sh -c "[ \$(grep -cE 'kind=\"(attack|peer_ban)\"' $SIEM_LOG) -ge \$(($siem0 + $n)) ]"
 }
 
 svc_case() {
-	svc_define "$1" || { echo "SVC $1 error=unknown_case"; return 1; }
-	res=$SVC_OUT/$name.res
+	svc_define "$1" || { echo "# SVC $1 error=unknown_case"; return 1; }
+	res=$SVC_OUT/$name.res base=$SVC_OUT/$name
 	mkdir -p "$SVC_OUT"
-	: >"$res"
+	rm -f "$base".*
 	svc_log "$name: set-up"
 	echo flush >$SECFS/lift 2>/dev/null
 	svc_tunables_restore
 	svc_tunables $tun
 	rm -f /run/brute-fault/*.env
 	for u in $units; do
-		[ $u = brute-svc-lb ] && continue
-		[ $u = postfix ] && { svc_env postfix@- || return 1; continue; }
-		if [ $u = "$crash" ]; then svc_env $u "$bug"; else svc_env $u; fi
+		case $u in
+		brute-svc-lb) ;;
+		postfix) svc_env postfix@- || return 1 ;;
+		"$crash") svc_env $u "$bug" || return 1 ;;
+		*) svc_env $u || return 1 ;;
+		esac
 	done
-	# smtp/lmtp: Postfix delivers to Dovecot; the queue starts empty.
-	postsuper -d ALL >/dev/null 2>&1
+	# Postfix delivers to Dovecot; the queue starts empty.
+	case $units in *postfix*) postsuper -d ALL >/dev/null 2>&1 ;; esac
+	unitnames=$(for u in $units; do svc_unitname $u; done)
 	if ! out=$(svc_fresh $units 2>&1); then
-		echo "SVC $name error=start $(echo $out | tr ' ' _)" | head -c 400
-		echo "error=start" >>"$res"
+		echo "r_error='start: $(echo "$out" | tail -n 3 | tr -d "'")'" >"$res"
+		echo "# SVC $name error=start"
 		return 1
 	fi
 	trusted_status=none
@@ -404,154 +413,97 @@ svc_case() {
 		else
 			trusted_status=refused
 		fi
+	elif [ -w $SECFS/trusted ]; then
+		echo flush >$SECFS/trusted 2>/dev/null
 	fi
-	[ -n "$trusted" ] || [ ! -w $SECFS/trusted ] || echo flush >$SECFS/trusted 2>/dev/null
+	restarts0=$(systemctl show -P NRestarts $unitnames | awk '{ n += $1 } END { print n + 0 }')
 	lost0=$(auditctl -s 2>/dev/null | sed -n 's/^lost //p')
 	off=$(wc -c <$AUDIT_LOG)
-	siem0=$(wc -l <"$SIEM_LOG")
+	siem0=$(grep -cE 'kind="(attack|peer_ban)"' "$SIEM_LOG")
+	siemlines=$(wc -l <"$SIEM_LOG")
 	cur=$(journalctl -n 0 --show-cursor --no-pager 2>/dev/null | sed -n 's/^-- cursor: //p')
 	ts=$(LC_ALL=C date '+%x %T')
-	delivered0=$(find /home/alice/Maildir -type f -path '*/new/*' 2>/dev/null | wc -l)
-	pidfile=$(svc_pidfile $crash)
+	case $units in *dovecot*) delivered0=$(find /home/alice/Maildir -path '*/new/*' -type f 2>/dev/null | wc -l) ;; esac
 	svc_log "$name: $dur s ($kind)"
 	# shellcheck disable=SC2086
-	out=$(svcbench -d $dur -t 2 -w "$pidfile" $benign $attack 2>&1)
-	echo "$out" >"$SVC_OUT/$name.out"
+	svcbench -d $dur -t 2 -w "$(svc_pidfile $crash)" $benign $attack >"$base.out" 2>&1
 	svc_log "$name: run over"
-	# Deliveries deferred by a crash are retried within ~4 s (scaled backoff).
+	# Deliveries deferred by a crash are retried within ~4 s (the scaled backoff).
 	case $units in *postfix*) sleep 5 ;; *) sleep 2 ;; esac
+	for u in $unitnames; do wait_for 10 systemctl is-active --quiet $u; done
+	svc_reported_wait "$off" "$cur"
+	systemctl show -p Id,ActiveState,NRestarts,Result $unitnames >"$base.props" 2>&1
+	svc_records "$off" >"$base.records"
+	journalctl --after-cursor="$cur" -o json --no-pager SYSLOG_IDENTIFIER=brute-reportd \
+		>"$base.journal" 2>/dev/null
+	tail -n +$((siemlines + 1)) "$SIEM_LOG" >"$base.siem"
+	cp $SECFS/peers "$base.peers" 2>/dev/null || : >"$base.peers"
 	{
-		echo "name=$name"
-		echo "kind=$kind"
-		echo "duration=$dur"
-		echo "trusted=$trusted_status"
-		echo "$out" | awk '/^role=benign/ { for (i = 1; i <= NF; i++) {
-				split($i, kv, "="); if (kv[1] == "name") n = kv[2] }
-				for (i = 1; i <= NF; i++) { split($i, kv, "=")
-					if (kv[1] != "role" && kv[1] != "name") print "benign_" n "_" kv[1] "=" kv[2] }
-				print "benign_names_" n "=1" }
-			/^role=attack/ { for (i = 1; i <= NF; i++) { split($i, kv, "=")
-					if (kv[1] != "role" && kv[1] != "name") print "attack_" kv[1] "=" kv[2] } }
-			/^role=watch/ { for (i = 1; i <= NF; i++) { split($i, kv, "=")
-					if (kv[1] != "role") print "watch_" kv[1] "=" kv[2] } }
-			/^error=/ { print }'
-		echo "benign_clients=$(echo "$out" | sed -n 's/^role=benign name=\([^ ]*\).*/\1/p' | tr '\n' ' ')"
-		# The units: all active, restarts, the start limit.
-		states= nrestarts=0 limit=0
-		for u in $units; do
-			un=$(svc_unitname $u)
-			wait_for 10 systemctl is-active --quiet $un
-			states="$states$u:$(systemctl is-active $un 2>/dev/null),"
-			nrestarts=$((nrestarts + $(systemctl show -P NRestarts $un 2>/dev/null || echo 0)))
-			[ "$(systemctl show -P Result $un)" = start-limit-hit ] && limit=$((limit + 1))
-		done
-		echo "units=${states%,}"
-		echo "unit_nrestarts=$nrestarts"
-		limit=$((limit + $(journalctl --after-cursor="$cur" --no-pager -o cat 2>/dev/null |
-			grep -c 'Start request repeated too quickly')))
-		echo "start_limit_hits=$limit"
-		# Mail: the benign messages delivered into alice's mailbox.
-		if [ "$crash" = dovecot ] || [ "$crash" = postfix ]; then
-			d=$(find /home/alice/Maildir -type f -path '*/new/*' 2>/dev/null | wc -l)
-			echo "delivered=$((d - delivered0))"
-			echo "queued=$(find /var/spool/postfix/deferred /var/spool/postfix/active \
-				/var/spool/postfix/incoming -type f 2>/dev/null | wc -l)"
-		fi
-		# The kernel's view.
-		svc_records "$off" >"$SVC_OUT/$name.records"
-		r=$SVC_OUT/$name.records
-		echo "k_crashes=$(grep -aE '^type=(UNKNOWN\[1712\]|BRUTE_CRASH) ' "$r" | grep -c ' sig=')"
-		echo "k_faults_max=$(grep -aE '^type=(UNKNOWN\[1712\]|BRUTE_CRASH) ' "$r" |
-			grep ' sig=' | sed -n 's/.* faults=\([0-9]*\) .*/\1/p' | sort -n | tail -n 1)"
-		for a in peer backstop fork exec; do
-			echo "k_attack_$a=$(grep -aE '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ' "$r" |
-				grep -c " attack=$a ")"
-		done
-		echo "k_attacks=$(grep -caE '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ' "$r")"
-		echo "k_kills=$(grep -aE '^type=(UNKNOWN\[1714\]|BRUTE_KILL) ' "$r" | grep -c ' opid=')"
-		echo "k_peer_bans=$(grep -caE '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$r")"
-		echo "k_banned=$(grep -aE '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$r" |
-			sed -n 's/.* peer=\([^ ]*\) .*/\1/p' | sort -u | tr '\n' ' ')"
-		echo "k_sources=$(grep -aE '^type=(UNKNOWN\[1712\]|BRUTE_CRASH) ' "$r" | grep ' sig=' |
-			sed -n 's/.* source=\([a-z]*\).*/\1/p' | sort | uniq -c | awk '{ printf "%s%s:%s", s, $2, $1; s = "," }')"
-		echo "k_inputs=$(grep -aE '^type=(UNKNOWN\[1712\]|BRUTE_CRASH) ' "$r" | grep ' sig=' |
-			sed -n 's/.* input=\([a-z]*\).*/\1/p' | sort | uniq -c | awk '{ printf "%s%s:%s", s, $2, $1; s = "," }')"
-		echo "k_records_dropped=$(grep -ao 'records_dropped=[0-9]*' "$r" | tail -n 1 | cut -d= -f2)"
+		echo "r_name='$name' r_kind='$kind' r_duration='$dur' r_trusted='$trusted_status'"
+		echo "r_ts='$ts' r_unit='$(svc_unitname $crash)'"
 		lost1=$(auditctl -s 2>/dev/null | sed -n 's/^lost //p')
-		echo "audit_lost=$((${lost1:-0} - ${lost0:-0}))"
-		# The peer table now: who is banned (ban_left_s > 0).
-		echo "bans_now=$(awk '{ b = 0; p = ""; for (i = 1; i <= NF; i++) {
-				if ($i ~ /^peer=/) p = substr($i, 6)
-				if ($i ~ /^ban_left_s=/ && substr($i, 12) + 0 > 0) b = 1 }
-				if (b) printf "%s ", p }' $SECFS/peers 2>/dev/null)"
-		# Reported: every attack and peer ban record in ausearch -k brute, in the journal with
-		# the unit, at the SIEM.
-		na=$(grep -caE '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ' "$r")
-		np=$(grep -caE '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ' "$r")
-		echo "ausearch_attacks=$(ausearch -k brute -m BRUTE_ATTACK -ts $ts --raw 2>/dev/null |
-			grep -cE '^type=(UNKNOWN\[1713\]|BRUTE_ATTACK) ')"
-		echo "ausearch_peer_bans=$(ausearch -k brute -m BRUTE_PEER_BAN -ts $ts --raw 2>/dev/null |
-			grep -cE '^type=(UNKNOWN\[1718\]|BRUTE_PEER_BAN) ')"
-		jcount() { # MESSAGE_ID: entries, entries with the crashing unit
-			journalctl --after-cursor="$cur" -o json --no-pager SYSLOG_IDENTIFIER=brute-reportd \
-				MESSAGE_ID=$1 2>/dev/null >"$SVC_OUT/$name.journal.$1"
-			echo "$(grep -c . "$SVC_OUT/$name.journal.$1") $(grep -c "\"OBJECT_SYSTEMD_UNIT\":\"$(svc_unitname $crash)\"" "$SVC_OUT/$name.journal.$1")"
-		}
-		scount() { tail -n +$((siem0 + 1)) "$SIEM_LOG" | grep -c "kind=\"$1\""; }
-		# (records without EOE wait for libauparse's 2 s timeout; a few seconds more under TCG)
-		wait_for 15 sh -c "[ \"\$(journalctl --after-cursor='$cur' -o cat --no-pager \
-			SYSLOG_IDENTIFIER=brute-reportd MESSAGE_ID=$MID_ATTACK 2>/dev/null | grep -c .)\" -ge $na ]"
-		wait_for 10 sh -c "[ \"\$(tail -n +$((siem0 + 1)) $SIEM_LOG | grep -c 'kind=\"attack\"')\" -ge $na ]"
-		set -- $(jcount $MID_ATTACK)
-		echo "journal_attacks=$1"
-		echo "journal_attacks_unit=$2"
-		set -- $(jcount $MID_PEER_BAN)
-		echo "journal_peer_bans=$1"
-		echo "journal_peer_bans_unit=$2"
-		echo "journal_units=$(cat "$SVC_OUT/$name".journal.* | grep -o '"OBJECT_SYSTEMD_UNIT":"[^"]*"' |
-			cut -d'"' -f4 | sort | uniq -c | awk '{ printf "%s%s:%s", s, $2, $1; s = "," }')"
-		echo "siem_attacks=$(scount attack)"
-		echo "siem_peer_bans=$(scount peer_ban)"
-	} >>"$res" 2>/dev/null
+		echo "r_audit_lost='$((${lost1:-0} - ${lost0:-0}))'"
+		echo "r_start_limit_hits='$(journalctl --after-cursor="$cur" --no-pager -o cat 2>/dev/null |
+			grep -c 'Start request repeated too quickly')'"
+		case $units in
+		*dovecot*)
+			d=$(find /home/alice/Maildir -path '*/new/*' -type f 2>/dev/null | wc -l)
+			echo "r_delivered='$((d - ${delivered0:-0}))'"
+			echo "r_queued='$(find /var/spool/postfix/deferred /var/spool/postfix/active \
+				/var/spool/postfix/incoming -type f 2>/dev/null | wc -l)'"
+			;;
+		esac
+		awk -v unit="$(svc_unitname $crash)" -v restarts0="$restarts0" -f "$SVC/collect.awk" \
+			"$base.out" "$base.props" "$base.records" "$base.journal" "$base.siem" "$base.peers"
+	} >"$res" 2>"$base.err"
 	svc_log "$name: figures collected"
 	svc_summary "$name"
 }
 
-# One line of the case's main figures (a diagnostic; make bench's table reads the .res).
+# One line of the case's main figures: a diagnostic, which make bench's table reads.
 svc_summary() {
-	f=$SVC_OUT/$1.res
+	. "$SVC_OUT/$1.res"
 	line="SVC $1"
-	for k in $(sed -n 's/^benign_clients=//p' "$f"); do
-		line="$line $k=$(svc_get "$1" benign_${k}_pct)%($(svc_get "$1" benign_${k}_answered)/$(svc_get "$1" benign_${k}_sent))"
+	for c in $r_benign_clients; do
+		eval "line=\"\$line $c=\${r_benign_${c}_pct}%(\${r_benign_${c}_answered}/\${r_benign_${c}_sent})\""
 	done
 	for k in attack_crashes attack_crashes_per_addr_max attack_addrs_banned attack_addrs \
 		watch_cpr_max watch_restarts watch_down_ms unit_nrestarts units start_limit_hits \
-		k_crashes k_faults_max k_sources k_inputs k_attack_peer k_attack_backstop k_kills \
-		k_peer_bans k_banned bans_now delivered queued trusted ausearch_attacks \
-		journal_attacks journal_attacks_unit siem_attacks k_records_dropped audit_lost; do
-		v=$(svc_get "$1" $k)
-		[ -n "$v" ] && line="$line ${k#attack_}=$(echo "$v" | sed 's/ *$//; s/ /+/g')"
+		start_limit_results k_crashes k_faults_max k_sources k_inputs k_attack_peer \
+		k_attack_backstop k_mitigations k_kills k_peer_bans k_banned bans_now delivered queued \
+		trusted k_attacks journal_attacks journal_attacks_unit journal_units siem_attacks \
+		journal_peer_bans siem_peer_bans k_records_dropped audit_lost error; do
+		eval "v=\${r_$k}"
+		[ -n "$v" ] || continue
+		set -f
+		# shellcheck disable=SC2086
+		set -- $v
+		set +f
+		v=$1
+		shift
+		for w in "$@"; do v="$v+$w"; done
+		line="$line ${k#attack_}=$v"
 	done
 	echo "# $line"
 }
 
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
-# The outcomes of response v4 for a case (issue 30, item 3).
+# The outcomes of response v4 for a case (issue 30, item 3), from its figures.
 svc_assert() {
 	svc_define "$1" || return 1
 	f=$SVC_OUT/$1.res
-	g() { svc_get "$1" "$2"; }
-	if [ ! -s "$f" ] || grep -q '^error=' "$f"; then
-		not_ok "$1: the case ran" "$(cat "$f" 2>/dev/null | head -n 5)" \
-			"$(tail -n 5 "$SVC_OUT/$1.out" 2>/dev/null)"
+	r_error= r_benign_clients=
+	if [ ! -s "$f" ] || ! . "$f" || [ -n "$r_error" ]; then
+		not_ok "$1: the case ran" "${r_error:-no figures}" \
+			"$(tail -n 5 "$SVC_OUT/$1.out" "$SVC_OUT/$1.err" 2>/dev/null)"
 		return 0
 	fi
-	min=$(cat $BR/min_faults)
-	backstop=$(cat $BR/backstop_faults)
+	read -r min <$BR/min_faults
+	read -r backstop <$BR/backstop_faults
 	# The load balancer declared trusted (response v4's /sys/kernel/security/brute/trusted).
 	if [ -n "$trusted" ]; then
-		case $(g "$1" trusted) in
+		case $r_trusted in
 		declared) ok "$1: the load balancer $trusted is declared trusted" ;;
 		absent) not_ok "$1: the load balancer $trusted is declared trusted" \
 			"no $SECFS/trusted: this kernel has no trusted peers (response v4)" ;;
@@ -559,110 +511,133 @@ svc_assert() {
 			"writing $SECFS/trusted failed" ;;
 		esac
 	fi
-	# The attacker: banned after at most min_faults crashes per address (where Brute can
-	# see it: directly, through nginx's relay, a local user).
+	# The attacker: banned after at most min_faults crashes per address (where Brute can see
+	# it: directly, through nginx's relay, a local user).
 	case $kind in
 	direct | relayed | local)
-		per=$(g "$1" attack_crashes_per_addr_max)
-		if [ "${per:-0}" -le "$min" ] && [ "$(g "$1" attack_addrs_banned)" -ge 1 ]; then
+		if [ "${r_attack_crashes_per_addr_max:-0}" -le "$min" ] &&
+			[ "${r_attack_addrs_banned:-0}" -ge 1 ]; then
 			ok "$1: the attacker is banned after at most $min crashes per address"
 		else
 			not_ok "$1: the attacker is banned after at most $min crashes per address" \
-				"crashes per address (most): $per; addresses found banned: $(g "$1" attack_addrs_banned) of $(g "$1" attack_addrs); crashes seen: $(g "$1" attack_crashes)" \
-				"peer bans recorded: $(g "$1" k_banned)"
+				"crashes per address (most): $r_attack_crashes_per_addr_max; addresses found banned: $r_attack_addrs_banned of $r_attack_addrs; crashes seen: $r_attack_crashes" \
+				"peer bans recorded: ${r_k_banned:-none}"
 		fi
 		;;
 	esac
 	# The benign clients.
 	if [ -n "$pct" ]; then
-		for c in $(g "$1" benign_clients); do
-			p=$(g "$1" benign_${c}_pct)
+		for c in $r_benign_clients; do
+			eval "p=\$r_benign_${c}_pct a=\$r_benign_${c}_answered s=\$r_benign_${c}_sent"
+			eval "fd=\$r_benign_${c}_failed_down fb=\$r_benign_${c}_failed_banned fo=\$r_benign_${c}_failed_other"
 			if at_least "${p:-0}" "$pct"; then
 				ok "$1: benign client '$c' answered >= $pct %"
 			else
 				not_ok "$1: benign client '$c' answered >= $pct %" \
-					"$(g "$1" benign_${c}_answered) of $(g "$1" benign_${c}_sent) ($p %): down $(g "$1" benign_${c}_failed_down), banned $(g "$1" benign_${c}_failed_banned), other $(g "$1" benign_${c}_failed_other)"
+					"$a of $s ($p %): down $fd, banned $fb, other (crashed, timed out) $fo"
 			fi
 		done
 	fi
-	# Mail behind the relays: the benign messages delivered.
+	# Mail: the benign messages delivered into the mailbox.
 	if [ "$1" = lmtp-one ] || [ "$1" = smtp-one ]; then
-		d=$(g "$1" delivered) s=$(g "$1" benign_benign_answered)
-		if [ "${s:-0}" -gt 0 ] && [ $((${d:-0} * 100)) -ge $((s * 99)) ]; then
+		if [ "${r_benign_benign_answered:-0}" -gt 0 ] &&
+			[ $((${r_delivered:-0} * 100)) -ge $((r_benign_benign_answered * 99)) ]; then
 			ok "$1: the benign messages were delivered (>= 99 %)"
 		else
 			not_ok "$1: the benign messages were delivered (>= 99 %)" \
-				"$d of $s accepted messages in alice's mailbox; $(g "$1" queued) still queued"
+				"$r_delivered of $r_benign_benign_answered accepted messages in alice's mailbox; $r_queued still queued"
 		fi
 	fi
 	# The units: active, never on the start limit.
-	if ! echo "$(g "$1" units)" | tr ',' '\n' | grep -qv ':active$'; then
+	if [ -z "$r_units_inactive" ]; then
 		ok "$1: no unit left failed or inactive"
 	else
-		not_ok "$1: no unit left failed or inactive" "$(g "$1" units)" \
-			"restarts by systemd: $(g "$1" unit_nrestarts); Brute kills: $(g "$1" k_kills)"
+		not_ok "$1: no unit left failed or inactive" "$r_units" \
+			"restarts by systemd: $r_unit_nrestarts; processes killed by Brute: $r_k_kills ($r_k_mitigations)"
 	fi
-	if [ "$(g "$1" start_limit_hits)" = 0 ]; then
+	if [ "$r_start_limit_hits" = 0 ] && [ "$r_start_limit_results" = 0 ]; then
 		ok "$1: systemd's start limit never hit"
 	else
-		not_ok "$1: systemd's start limit never hit" "$(g "$1" start_limit_hits) times; units $(g "$1" units)"
+		not_ok "$1: systemd's start limit never hit" \
+			"$r_start_limit_hits times; units $r_units"
 	fi
 	# Crashes per randomization: backstop_faults, +1 for a slow backstop (response v4:
-	# mitigation=restart, the kill at the next crash).
-	cpr=$(g "$1" watch_cpr_max)
-	kf=$(g "$1" k_faults_max)
-	[ "${kf:-0}" -gt "${cpr:-0}" ] && cpr=$kf
-	if [ "${cpr:-0}" -le $((backstop + 1)) ]; then
+	# mitigation=restart, then the kill at the next crash).
+	cpr=${r_watch_cpr_max:-0}
+	[ "${r_k_faults_max:-0}" -gt "$cpr" ] && cpr=$r_k_faults_max
+	if [ "$cpr" -le $((backstop + 1)) ]; then
 		ok "$1: at most backstop_faults (+1) crashes per randomization"
 	else
 		not_ok "$1: at most backstop_faults (+1) crashes per randomization" \
-			"$cpr crashes of one execution of $crash (backstop_faults $backstop): $(g "$1" watch_cpr)"
+			"$cpr crashes of one execution of $crash (backstop_faults $backstop): attacker's view $r_watch_cpr, the kernel's faults= up to $r_k_faults_max"
 	fi
 	# No proxy, load balancer or health checker banned.
 	if [ -n "$relays" ]; then
 		bad=
 		for r in $relays; do
-			for b in $(g "$1" k_banned) $(g "$1" bans_now); do
+			for b in $r_k_banned $r_bans_now; do
 				[ "$b" = "$r" ] && bad="$bad $b"
 			done
 		done
-		hb=$(g "$1" benign_health_failed_banned)
-		if [ -z "$bad" ] && [ "${hb:-0}" = 0 ]; then
+		if [ -z "$bad" ] && [ "${r_benign_health_failed_banned:-0}" = 0 ]; then
 			ok "$1: no proxy, load balancer or health checker banned ($relays)"
 		else
 			not_ok "$1: no proxy, load balancer or health checker banned ($relays)" \
-				"banned:$bad; the health checker's requests refused: ${hb:-0}"
+				"banned:$bad; the health checker's requests refused: ${r_benign_health_failed_banned:-0}"
 		fi
 	fi
 	# The ordinary bug: at most one restart per backstop_faults crashes, never an outage.
 	if [ "$kind" = bug ]; then
-		n=$(g "$1" k_crashes) r=$(g "$1" watch_restarts)
-		if [ "${r:-0}" -le $(((${n:-0} + backstop - 1) / backstop)) ]; then
+		if [ "${r_watch_restarts:-0}" -le $(((r_k_crashes + backstop - 1) / backstop)) ]; then
 			ok "$1: the ordinary bug costs at most one restart per $backstop crashes"
 		else
 			not_ok "$1: the ordinary bug costs at most one restart per $backstop crashes" \
-				"$r restarts for $n crashes"
+				"$r_watch_restarts restarts for $r_k_crashes crashes"
 		fi
-		gap=$(g "$1" benign_benign_max_gap_ms)
-		if [ "${gap:-999999}" -le 5000 ] && [ "$(g "$1" watch_down_ms)" -le 5000 ]; then
+		if [ "${r_benign_benign_max_gap_ms:-999999}" -le 5000 ] && [ -z "$r_units_inactive" ] &&
+			[ "${r_watch_down_ms:-0}" -le 5000 ]; then
 			ok "$1: the ordinary bug never makes an outage"
 		else
 			not_ok "$1: the ordinary bug never makes an outage" \
-				"longest time without an answer: $gap ms; main process absent $(g "$1" watch_down_ms) ms in all"
+				"longest time without an answer: $r_benign_benign_max_gap_ms ms; main process absent $r_watch_down_ms ms in all; units $r_units"
 		fi
 	fi
-	# Every incident reported: ausearch -k brute, the journal with the unit, the SIEM.
-	na=$(g "$1" k_attacks) np=$(g "$1" k_peer_bans)
-	if [ "$(g "$1" ausearch_attacks)" = "$na" ] && [ "$(g "$1" ausearch_peer_bans)" = "$np" ] &&
-		[ "$(g "$1" journal_attacks)" = "$na" ] && [ "$(g "$1" journal_attacks_unit)" = "$na" ] &&
-		[ "$(g "$1" journal_peer_bans)" = "$np" ] && [ "$(g "$1" siem_attacks)" = "$na" ] &&
-		[ "$(g "$1" siem_peer_bans)" = "$np" ] && [ -z "$(g "$1" k_records_dropped | grep -v '^0$')" ] &&
-		[ "$(g "$1" audit_lost)" = 0 ]; then
-		ok "$1: every incident ($na attacks, $np peer bans) in ausearch -k brute, the journal with its unit, the SIEM; none lost"
+	# Every incident reported: the journal with the unit, the SIEM (ausearch: svc_ausearch).
+	if [ "$r_journal_attacks" = "$r_k_attacks" ] && [ "$r_journal_attacks_unit" = "$r_k_attacks" ] &&
+		[ "$r_journal_peer_bans" = "$r_k_peer_bans" ] && [ "$r_siem_attacks" = "$r_k_attacks" ] &&
+		[ "$r_siem_peer_bans" = "$r_k_peer_bans" ] && [ "$r_k_records_dropped" = 0 ] &&
+		[ "$r_audit_lost" = 0 ]; then
+		ok "$1: every incident ($r_k_attacks attacks, $r_k_peer_bans peer bans) in the journal with its unit and at the SIEM; no record lost"
 	else
-		not_ok "$1: every incident in ausearch -k brute, the journal with its unit, the SIEM; none lost" \
-			"attack records $na: ausearch $(g "$1" ausearch_attacks), journal $(g "$1" journal_attacks) ($(g "$1" journal_attacks_unit) with unit $(svc_unitname $crash); units named: $(g "$1" journal_units)), SIEM $(g "$1" siem_attacks)" \
-			"peer ban records $np: ausearch $(g "$1" ausearch_peer_bans), journal $(g "$1" journal_peer_bans), SIEM $(g "$1" siem_peer_bans)" \
-			"records dropped: $(g "$1" k_records_dropped); audit lost: $(g "$1" audit_lost)"
+		not_ok "$1: every incident in the journal with its unit and at the SIEM; no record lost" \
+			"attack records $r_k_attacks: journal $r_journal_attacks ($r_journal_attacks_unit naming $r_unit; units named: $r_journal_units), SIEM $r_siem_attacks" \
+			"peer ban records $r_k_peer_bans: journal $r_journal_peer_bans, SIEM $r_siem_peer_bans" \
+			"records dropped: $r_k_records_dropped; audit lost: $r_audit_lost"
+	fi
+}
+
+# Every attack and peer ban record of the cases run (NAME...) found by ausearch -k brute: one
+# search from the first case's start (ausearch takes seconds under TCG).
+svc_ausearch() {
+	first= want=$SVC_OUT/ausearch.want
+	: >"$want"
+	for c in "$@"; do
+		[ -s "$SVC_OUT/$c.res" ] || continue
+		r_ts=
+		. "$SVC_OUT/$c.res"
+		[ -n "$first" ] || first=$r_ts
+		grep -aE '^type=(UNKNOWN\[171[38]\]|BRUTE_ATTACK|BRUTE_PEER_BAN) ' "$SVC_OUT/$c.records" |
+			sed -n 's/.*msg=audit(\([0-9.:]*\)).*/\1/p' >>"$want"
+	done
+	[ -n "$first" ] || return 0
+	# shellcheck disable=SC2086
+	ausearch -k brute -m BRUTE_ATTACK,BRUTE_PEER_BAN -ts $first --raw 2>/dev/null |
+		sed -n 's/.*msg=audit(\([0-9.:]*\)).*/\1/p' | sort -u >"$SVC_OUT/ausearch.found"
+	missing=$(sort -u "$want" | comm -23 - "$SVC_OUT/ausearch.found" | wc -l)
+	if [ "$missing" = 0 ]; then
+		ok "ausearch -k brute finds every attack and peer ban record of the cases ($(sort -u "$want" | wc -l))"
+	else
+		not_ok "ausearch -k brute finds every attack and peer ban record of the cases" \
+			"$missing of $(sort -u "$want" | wc -l) not found: $(sort -u "$want" | comm -23 - "$SVC_OUT/ausearch.found" | head -n 5 | tr '\n' ' ')"
 	fi
 }

@@ -9,7 +9,7 @@
 # unit left failed or inactive and never on systemd's start limit, at most backstop_faults
 # (+1) crashes per randomization, no proxy, load balancer or health checker banned, the
 # ordinary bug at most one restart per backstop_faults crashes and no outage, every incident
-# in ausearch -k brute, the journal (with the unit) and the SIEM.  The figures of each case are
+# in the journal (with the unit) and the SIEM, and in ausearch -k brute (once, for all cases).  The figures of each case are
 # a "# SVC NAME ..." diagnostic; make bench runs the same cases longer (tests/bench/services.py).
 . "$RIG/tap.sh"
 SVC=${RIG%/rig}/services
@@ -30,5 +30,6 @@ for c in ssh-one; do
 	svc_case $c
 	svc_assert $c
 done
+svc_ausearch ssh-one
 svc_teardown >/dev/null 2>&1
 exit 0
