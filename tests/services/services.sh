@@ -429,9 +429,11 @@ svc_case() {
 	svcbench -d $dur -t 2 -w "$(svc_pidfile $crash)" $benign $attack >"$base.out" 2>&1
 	svc_log "$name: run over"
 	# Deliveries deferred by a crash are retried within ~4 s (the scaled backoff).
-	case $units in *postfix*) sleep 5 ;; *) sleep 2 ;; esac
+	case $units in *postfix*) sleep 5 ;; *) sleep 1 ;; esac
 	for u in $unitnames; do wait_for 10 systemctl is-active --quiet $u; done
+	svc_log "$name: waiting for brute-reportd"
 	svc_reported_wait "$off" "$cur"
+	svc_log "$name: collecting"
 	systemctl show -p Id,ActiveState,NRestarts,Result $unitnames >"$base.props" 2>&1
 	svc_records "$off" >"$base.records"
 	journalctl --after-cursor="$cur" -o json --no-pager SYSLOG_IDENTIFIER=brute-reportd \
@@ -443,7 +445,7 @@ svc_case() {
 		echo "r_ts='$ts' r_unit='$(svc_unitname $crash)'"
 		lost1=$(auditctl -s 2>/dev/null | sed -n 's/^lost //p')
 		echo "r_audit_lost='$((${lost1:-0} - ${lost0:-0}))'"
-		echo "r_start_limit_hits='$(journalctl --after-cursor="$cur" --no-pager -o cat 2>/dev/null |
+		echo "r_start_limit_hits='$(journalctl --after-cursor="$cur" --no-pager -o cat _PID=1 2>/dev/null |
 			grep -c 'Start request repeated too quickly')'"
 		case $units in
 		*dovecot*)
@@ -461,7 +463,14 @@ svc_case() {
 }
 
 # One line of the case's main figures: a diagnostic, which make bench's table reads.
+svc_clear() { # no r_ variable of an earlier case left
+	# shellcheck disable=SC2046
+	unset $(set | sed -n 's/^\(r_[a-z0-9_]*\)=.*/\1/p')
+}
+
 svc_summary() {
+	local line c k v w
+	svc_clear
 	. "$SVC_OUT/$1.res"
 	line="SVC $1"
 	for c in $r_benign_clients; do
@@ -491,9 +500,10 @@ at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 # The outcomes of response v4 for a case (issue 30, item 3), from its figures.
 svc_assert() {
-	svc_define "$1" || return 1
+	local f min backstop c p a fd fb fo cpr bad r b
+	svc_define "$1" || { not_ok "$1: a case of tests/services/services.sh"; return 0; }
 	f=$SVC_OUT/$1.res
-	r_error= r_benign_clients=
+	svc_clear
 	if [ ! -s "$f" ] || ! . "$f" || [ -n "$r_error" ]; then
 		not_ok "$1: the case ran" "${r_error:-no figures}" \
 			"$(tail -n 5 "$SVC_OUT/$1.out" "$SVC_OUT/$1.err" 2>/dev/null)"
@@ -619,11 +629,12 @@ svc_assert() {
 # Every attack and peer ban record of the cases run (NAME...) found by ausearch -k brute: one
 # search from the first case's start (ausearch takes seconds under TCG).
 svc_ausearch() {
+	local first want c missing
 	first= want=$SVC_OUT/ausearch.want
 	: >"$want"
 	for c in "$@"; do
 		[ -s "$SVC_OUT/$c.res" ] || continue
-		r_ts=
+		svc_clear
 		. "$SVC_OUT/$c.res"
 		[ -n "$first" ] || first=$r_ts
 		grep -aE '^type=(UNKNOWN\[171[38]\]|BRUTE_ATTACK|BRUTE_PEER_BAN) ' "$SVC_OUT/$c.records" |

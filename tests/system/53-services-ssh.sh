@@ -25,10 +25,10 @@ if ! out=$(svc_setup 2>&1); then
 	exit 0
 fi
 ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
-for c in ssh-one; do
-	svc_selected $c || continue
-	svc_case $c
-	svc_assert $c
+for case_name in ssh-one; do
+	svc_selected $case_name || continue
+	svc_case $case_name
+	svc_assert $case_name
 done
 svc_ausearch ssh-one
 svc_teardown >/dev/null 2>&1
