@@ -1,7 +1,10 @@
 #!/bin/sh
-# rig.timeout: 900
+# rig.timeout: 1200
 # Real services under Brute (issue 30, tests/services/services.sh), make check's short form:
-# OpenSSH: the per-connection sshd (re-executed for each connection, as root) attacked by one address.
+# Postfix and Dovecot: smtpd attacked directly; Dovecot's LMTP behind Postfix (a relay of its
+# own uid) and over its Unix socket by a local user; imap-login attacked directly; imap behind
+# its login process (the hand-off from dovenull).  OpenSSH: the per-connection sshd
+# (executed again for each connection, as root) attacked by one address.
 # Each case restarts its units with the preload library's bug, runs benign clients and the
 # attacker for a few seconds (svcbench) and asserts what response v4 promises (svc_assert):
 # the attacker banned after at most min_faults crashes per address where Brute can see it,
@@ -25,11 +28,12 @@ if ! out=$(svc_setup 2>&1); then
 	exit 0
 fi
 ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
-for case_name in ssh-one; do
+cases="smtp-one lmtp-one lmtp-unix imap-login-one imap-one ssh-one"
+for case_name in $cases; do
 	svc_selected $case_name || continue
 	svc_case $case_name
 	svc_assert $case_name
 done
-svc_ausearch ssh-one
+svc_ausearch $cases
 svc_teardown >/dev/null 2>&1
 exit 0
