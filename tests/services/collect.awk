@@ -83,6 +83,9 @@ FILENAME ~ /\.records$/ {
 		s = val("input")
 		if (s != "")
 			inp[s]++
+		p = val("peer")
+		if (p != "")
+			charged[p]++
 	} else if (type == "UNKNOWN[1713]" || type == "BRUTE_ATTACK") {
 		attacks++
 		att[val("attack")]++
@@ -146,6 +149,7 @@ END {
 	emit("k_faults_max", faults_max + 0)
 	emit("k_sources", counts(src))
 	emit("k_inputs", counts(inp))
+	emit("k_charged", counts(charged))
 	emit("k_attacks", attacks + 0)
 	emit("k_attack_peer", att["peer"] + 0)
 	emit("k_attack_backstop", att["backstop"] + 0)
