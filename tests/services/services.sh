@@ -272,6 +272,7 @@ svc_unitname() { [ "$1" = postfix ] && echo postfix@-.service || echo "$1.servic
 #   relays: peers that must never be banned (proxies, load balancer, health checker)
 svc_define() {
 	units= bug= kind= pct=99 relays= trusted= tun= benign= attack= name=$1 who=$ATTACKER/32
+	need=12 # make check: the attack goes on until the attacker saw this many crashes (svcbench -n)
 	dur=$SVC_D
 	cli="ns=$CLI,src=$BENIGN"
 	case $1 in
@@ -289,10 +290,10 @@ svc_define() {
 		benign="-b name=benign,$cli,to=$SRV:8080,path=/index.php"
 		attack="-a ns=$CLI,src=$ATTACKER,to=$SRV:8080,path=/index.php?BRUTEFAULT-PHP"
 		if [ $1 = php-www-botnet ]; then
-			pct=90 dur=$((SVC_D * 3 / 2))
+			pct=90 dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$SRV:8080,path=/index.php?BRUTEFAULT-PHP"
 		elif [ $1 = php-www-bug ]; then
-			kind=bug attack= bug="php-fpm8.2:index.php:2000" pct=
+			kind=bug attack= bug="php-fpm8.2:index.php:2000" pct= need=
 			dur=$((SVC_D * 5 / 2))
 			tun="crash_period_threshold_ms=100 forget_time_s=12 backstop_faults=8"
 			[ -n "$svc_full" ] && tun="crash_period_threshold_ms=100 forget_time_s=12"
@@ -308,7 +309,7 @@ svc_define() {
 		benign="-b name=benign,$cli,to=$SRV:80,path=/ok.txt"
 		attack="-a ns=$CLI,src=$ATTACKER,to=$SRV:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		if [ $1 = apache-botnet ]; then
-			pct= dur=$((SVC_D * 3 / 2))
+			pct= dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$SRV:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		fi
 		;;
@@ -319,7 +320,7 @@ svc_define() {
 		benign="$benign -b name=health,ns=$LBNS,src=$HEALTH,to=$SRV_LB:80,path=/ok.txt,every=200"
 		attack="-a ns=$CLI,src=$ATTACKER,to=$LB_FRONT:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		if [ $1 = lb-botnet ]; then
-			dur=$((SVC_D * 3 / 2))
+			dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$LB_FRONT:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		fi
 		;;
@@ -341,7 +342,8 @@ svc_define() {
 		attack="-a proto=smtp,ns=$CLI,src=$ATTACKER,to=$SRV:25,helo=BRUTEFAULT-SMTP,rcpt=bob@system,every=100"
 		;;
 	lmtp-one)
-		units="dovecot postfix" kind=hidden relays="uid:$(id -u postfix)"
+		# (the attacker sees its mail accepted, not the crash behind Postfix: no -n)
+		units="dovecot postfix" kind=hidden relays="uid:$(id -u postfix)" need=
 		benign="-b name=benign,proto=smtp,$cli,to=$SRV:25,rcpt=alice@system,every=200"
 		attack="-a proto=smtp,ns=$CLI,src=$ATTACKER,to=$SRV:25,rcpt=bob@system,body=BRUTEFAULT-LMTP,every=100"
 		;;
@@ -362,7 +364,16 @@ svc_define() {
 		;;
 	*) return 1 ;;
 	esac
-	[ -n "$svc_full" ] && dur=$((dur * 4))
+	# make check: at least $dur s, and until the attacker saw $need crashes or every address
+	# of its was banned 2 s ago, at most 6 times $dur (a loaded host gets as far, later);
+	# make bench: 4 times $dur.
+	if [ -n "$svc_full" ]; then
+		dur=$((dur * 4)) lim="-d $dur"
+	elif [ -n "$need" ]; then
+		lim="-d $((dur * 6)) -n $need -m $dur"
+	else
+		lim="-d $dur"
+	fi
 	crash=${units%% *}
 	return 0
 }
@@ -434,7 +445,7 @@ svc_case() {
 	case $units in *dovecot*) delivered0=$(find /home/alice/Maildir -path '*/new/*' -type f 2>/dev/null | wc -l) ;; esac
 	svc_log "$name: $dur s ($kind)"
 	# shellcheck disable=SC2086
-	svcbench -d $dur -t 2 -w "$(svc_pidfile $crash)" $benign $attack >"$base.out" 2>&1
+	svcbench $lim -t 2 -w "$(svc_pidfile $crash)" $benign $attack >"$base.out" 2>&1
 	svc_log "$name: run over"
 	# Deliveries deferred by a crash are retried within ~4 s (the scaled backoff).
 	case $units in *postfix*) sleep 5 ;; *) sleep 1 ;; esac

@@ -10,6 +10,9 @@
  * Usage: svcbench [-d SECONDS] [-w PIDFILE] [-R SECONDS] -b SPEC [-b SPEC...] [-a SPEC...]
  *   -d SECONDS  how long the attackers run (default 20); the benign clients run from the
  *               start to the end, and -t SECONDS more after the attack (default 1)
+ *   -n CRASHES  end the attack earlier, once the attackers saw CRASHES crashes in all, or
+ *               found every address of theirs banned 2 s ago, but not before -m SECONDS
+ *               (default 0: run -d): a loaded host gets as far as an idle one, later
  *   -w PIDFILE  the service's main process: sampled every 20 ms (its executions, its time down)
  *   -R SECONDS  first wait until every benign client got one answer (default 60; 0: don't)
  *   -b SPEC     a benign client (up to 8); -a SPEC an attacker (up to 4)
@@ -607,7 +610,7 @@ static long long ms(long long ns)
 
 int main(int argc, char **argv)
 {
-	long duration = 20, tail = 1, ready = 60;
+	long duration = 20, tail = 1, ready = 60, enough = 0, least = 0;
 	const char *pidfile = NULL;
 	pid_t pids[MAX_BENIGN + MAX_ATTACK + 1];
 	int npids = 0, opt;
@@ -617,9 +620,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "d:t:w:R:b:a:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:t:w:R:b:a:n:m:")) != -1) {
 		switch (opt) {
 		case 'd': duration = atol(optarg); break;
+		case 'n': enough = atol(optarg); break;
+		case 'm': least = atol(optarg); break;
 		case 't': tail = atol(optarg); break;
 		case 'w': pidfile = optarg; break;
 		case 'R': ready = atol(optarg); break;
@@ -679,7 +684,29 @@ int main(int argc, char **argv)
 	for (int a = 0; a < nattack; a++)
 		if (!(pids[npids++] = fork()))
 			client(&attack_spec[a], &sh->attack[a], 1);
-	msleep(duration * 1000);
+	for (;;) {
+		long long now = now_ns(), elapsed = now - t0, banned_since = 0;
+		long seen = 0;
+		int all = nattack > 0;
+
+		if (elapsed >= duration * 1000000000LL)
+			break;
+		for (int a = 0; a < nattack; a++) {
+			struct role *r = &sh->attack[a];
+			int n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
+
+			for (int i = 0; i < n; i++)
+				seen += r->res[i] == CRASHED;
+			if (!r->all_banned_at && !(attack_spec[a].nsrc <= 1 && r->banned_at[0]))
+				all = 0;
+			else if ((r->all_banned_at ?: r->banned_at[0]) > banned_since)
+				banned_since = r->all_banned_at ?: r->banned_at[0];
+		}
+		if (enough && elapsed >= least * 1000000000LL &&
+		    (seen >= enough || (all && now - banned_since >= 2000000000LL)))
+			break;
+		msleep(100);
+	}
 	sh->stop_attack = 1;
 	msleep(tail * 1000);
 	sh->stop = 1;
