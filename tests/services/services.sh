@@ -547,8 +547,9 @@ svc_assert() {
 	[ "${r_attack_addrs:-1}" -gt 1 ] && kban=1
 	case $kind in
 	direct | relayed | local)
-		if [ "${r_attack_crashes_per_addr_max:-0}" -le "$min" ] &&
-			[ "${r_attack_addrs_banned:-0}" -ge 1 ] && [ -n "$kban" ]; then
+		# (a botnet: each address's crashes bounded; one attacker: also found banned)
+		if [ "${r_attack_crashes_per_addr_max:-0}" -le "$min" ] && [ -n "$kban" ] &&
+			{ [ "${r_attack_addrs:-1}" -gt 1 ] || [ "${r_attack_addrs_banned:-0}" -ge 1 ]; }; then
 			ok "$1: the attacker is banned after at most $min crashes per address"
 		else
 			not_ok "$1: the attacker is banned after at most $min crashes per address" \
