@@ -99,7 +99,8 @@ demo: deps
 
 # The product only: no `deps` (installing Brute never installs build tools or touches other
 # packages). The daemon's own install brings its binary, units, man pages, plugin and
-# configuration; brutectl's (tools/brutectl, when the tree has it) its binary and man page;
+# configuration; brutectl's (tools/brutectl, when the tree has it) its binary, man page, the
+# unit that loads the trusted peers at boot and their file /etc/brute/trusted-peers.conf;
 # the rules go to $(RULESDIR). Files under /etc are configuration: installed
 # when absent, an edited one is kept and the new default put beside it as NAME.default
 # (scripts/conffile.sh). Installing onto / also reindexes the journal catalog and reloads
@@ -122,8 +123,8 @@ uninstall:
 		$(MAKE) -C daemon uninstall DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)") \
 			$(if $(PURGE),PURGE=yes); fi
 	@if [ -f tools/brutectl/Makefile ]; then \
-		rm -f "$(DESTDIR)$(or $(PREFIX),/usr)/sbin/brutectl" \
-			"$(DESTDIR)$(or $(PREFIX),/usr)/share/man/man8/brutectl.8"; fi
+		$(MAKE) -C tools/brutectl uninstall DESTDIR="$(DESTDIR)" $(if $(PREFIX),PREFIX="$(PREFIX)") \
+			$(if $(PURGE),PURGE=yes); fi
 	@for f in rules/*.rules; do [ -e "$$f" ] || continue; \
 		sh scripts/conffile.sh remove "$$f" "$(DESTDIR)$(RULESDIR)/$${f##*/}" $(if $(PURGE),purge); done
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \

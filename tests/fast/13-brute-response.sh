@@ -13,7 +13,7 @@
 # only), the ones after the lift its count, up to its ban.
 crashes() {
 	ausearch --raw -m 1712 2>/dev/null | grep -E '^type=(UNKNOWN\[1712\]|BRUTE_CRASH) ' |
-		grep " source=peer peer=uid:$1 peer_uid=$1 netns=[0-9]* transport=unix lino=[0-9]* $2"
+		grep " source=peer input=peer peer=uid:$1 peer_uid=$1 netns=[0-9]* transport=unix lino=[0-9]* lpath=[^ ]* $2"
 }
 n_unch=$(crashes 4304 'charged=no ' | wc -l)
 n_ch=$(crashes 4304 'peer_faults=[1-5] ' | wc -l)

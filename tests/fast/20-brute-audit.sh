@@ -298,7 +298,7 @@ if ip netns add audit_srv && ip netns add audit_cli &&
 	out=$($st/client -n /run/netns/audit_cli -c 7 -r crash tcp 10.197.0.1:7777)
 	netns=$(ip netns exec audit_srv readlink /proc/self/ns/net | tr -dc 0-9)
 	pfx="peer=10.197.0.2/32 netns=$netns transport=tcp laddr=10.197.0.1 lport=7777"
-	c=$(recs $CRASH | grep "source=peer $pfx peer_faults=5 ")
+	c=$(recs $CRASH | grep "source=peer input=peer $pfx peer_faults=5 ")
 	a=$(recs $ATTACK | grep "attack=peer $pfx speed=fast faults=5 .* mitigation=peer_ban source=peer")
 	pb=$(recs $PBAN | grep "$pfx faults=5 ban_s=900 ")
 	if [ "$out" = "answered 0 crashed 5 refused 2" ] && [ -n "$c" ] && [ -n "$a" ] && [ -n "$pb" ] &&
@@ -332,7 +332,7 @@ $st/service unix /tmp/audit.sock >/tmp/svc.out 2>&1 &
 svc=$!
 wait_for 10 grep -q listening /tmp/svc.out
 out=$($st/client -u 4243 -c 6 -r crash unix /tmp/audit.sock)
-pb=$(recs $PBAN | grep "peer=uid:4243 peer_uid=4243 netns=[0-9]* transport=unix lino=[0-9]* faults=5 ban_s=900 " | tail -n 1)
+pb=$(recs $PBAN | grep "peer=uid:4243 peer_uid=4243 netns=[0-9]* transport=unix lino=[0-9]* lpath=[^ ]* faults=5 ban_s=900 " | tail -n 1)
 kill $svc; wait $svc 2>/dev/null
 b=$(recs $BOUND | grep "boundary=unix" | tail -n 1)
 if [ "$out" = "answered 0 crashed 5 refused 1" ] && [ -n "$pb" ] && [ -n "$b" ]; then

@@ -2,7 +2,9 @@
 # brutectl against the real kernel (Brute v2): an exec attack by uid 1000 on a set-user-ID
 # target gets that (uid, target) banned; brutectl lists the ban, the banned exec fails with
 # EPERM, uid 1000 can neither read the table nor lift the ban, root lifts it and the exec
-# works again; status shows every tunable, Brute and audit active.
+# works again; status shows every tunable, Brute and audit active. Then (any kernel) the
+# services status shows, and (response v4) the trusted list: brutectl trust against the
+# kernel's file, its records, a trusted peer never charged, lpath= in brutectl peers.
 . "$RIG/tap.sh"
 
 st=$SELFTESTS
@@ -34,21 +36,29 @@ echo 2 >/proc/sys/kernel/brute/mode
 echo 900 >/proc/sys/kernel/brute/ban_time_s
 restore() {
 	brutectl lift --all >/dev/null 2>&1
+	kill $usvc $tsvc 2>/dev/null
+	if [ -e /sys/kernel/security/brute/trusted ]; then
+		: >/tmp/bc-empty.conf
+		chmod 600 /tmp/bc-empty.conf
+		brutectl trust load /tmp/bc-empty.conf >/dev/null 2>&1
+	fi
 	echo "$old_mode" >/proc/sys/kernel/brute/mode
 	echo "$old_ban" >/proc/sys/kernel/brute/ban_time_s
 }
 trap restore EXIT
 
-# --- status: Brute active, auditd enabled, every tunable present (9 in v2, 16 in v3)
+# --- status: Brute active, auditd enabled, every tunable present (9 in v2, 16 in v3, 17 in
+# v4: trusted_uid_max, which a v3 kernel lacks)
 out=$(brutectl status 2>&1)
 rc=$?
 ntunables=$(ls /proc/sys/kernel/brute | wc -l)
+if [ -e /proc/sys/kernel/brute/trusted_uid_max ]; then v3absent=NONE; else v3absent='^  trusted_uid_max  *absent$'; fi
 if [ $rc = 0 ] && echo "$out" | grep -q '^brute: *active (lsm: .*brute' &&
 	echo "$out" | grep -q '^audit: *enabled, auditd pid [1-9]' &&
 	echo "$out" | grep -q '^  mode  *2 (detect, audit and stop)$' &&
 	echo "$out" | grep -q '^  ban_time_s  *900$' &&
 	echo "$out" | grep -q '^stats:   hierarchies [0-9]*, targets [0-9]*, bans [0-9]*' &&
-	! echo "$out" | grep -q 'absent\|unreadable' &&
+	! echo "$out" | grep -v "$v3absent" | grep -q ' absent$\|unreadable' &&
 	[ "$(echo "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = "$ntunables" ]; then
 	ok "status: Brute and audit active, its stats, all $ntunables tunables"
 else
@@ -212,3 +222,186 @@ if row | grep -q ' BANNED '; then
 else
 	not_ok "a second attack is banned again" "$(brutectl list 2>&1)"
 fi
+
+# --- the services status shows (issue 30 item 5; any kernel): each listener, its holder,
+# its namespace; this guest runs no systemd
+lift_all() { brutectl lift --all >/dev/null 2>&1; }
+lift_all
+rm -f /tmp/bc-v4.sock
+$st/service unix /tmp/bc-v4.sock >/tmp/bc-v4u.out 2>&1 &
+usvc=$!
+$st/service tcp 127.0.0.1:7979 >/tmp/bc-v4t.out 2>&1 &
+tsvc=$!
+wait_for 10 grep -q listening /tmp/bc-v4u.out
+wait_for 10 grep -q listening /tmp/bc-v4t.out
+ns=$(stat -L -c %i /proc/self/ns/net)
+out=$(brutectl status 2>&1)
+svc=$(echo "$out" | sed -n '/^services:/,/^host:/p')
+printf '%s\n' "$svc" | sed 's/^/# brutectl status| /'
+if echo "$svc" | grep -q "^    unix /tmp/bc-v4.sock, netns $ns, pid $usvc service (root)$" &&
+	echo "$svc" | grep -q "^    tcp 127.0.0.1:7979, netns $ns, pid $tsvc service (root)$" &&
+	echo "$svc" | grep -q '^  (no systemd unit)$' &&
+	! echo "$svc" | grep -q 'not understood'; then
+	ok "status: the services (a Unix and a TCP listener, their holder and namespace; no systemd unit)"
+else
+	not_ok "status: the services" "$svc"
+fi
+json=$(brutectl status --json 2>&1)
+if echo "$json" | grep -q "{\"transport\":\"unix\",\"netns\":$ns,\"path\":\"/tmp/bc-v4.sock\",\"path_ambiguous\":false,\"inode\":[0-9]*,\"processes\":1,\"pid\":$usvc,\"comm\":\"service\",\"user\":\"root\"" &&
+	echo "$json" | grep -q '"services":{"systemd":false,'; then
+	ok "status --json: the services"
+else
+	not_ok "status --json: the services" "$(echo "$json" | tail -c 2000)"
+fi
+
+# --- response v4: the trusted list (written before the v4 kernel landed; see the contract)
+if [ ! -e /sys/kernel/security/brute/trusted ]; then
+	out=$(brutectl trust list 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && echo "$out" | grep -q 'has no trusted list (older than v4?)'; then
+		ok "trust list on a kernel without a trusted list (pre-v4): exit 1, says so"
+	else
+		not_ok "trust list on a pre-v4 kernel: exit 1, says so" "exit $rc" "$out"
+	fi
+	skip "brutectl trust against the kernel" "this kernel has no trusted list (pre-v4)"
+	exit 0
+fi
+T=/sys/kernel/security/brute/trusted
+: >/tmp/bc-empty.conf
+chmod 600 /tmp/bc-empty.conf
+brutectl trust load /tmp/bc-empty.conf >/dev/null 2>&1
+out=$(brutectl trust list 2>&1)
+rc=$?
+if [ $rc = 0 ] && [ "$(cat $T)" = "" ] && echo "$out" | grep -q '^no trusted peers$' &&
+	echo "$out" | grep -q "^local uids 1-$(cat /proc/sys/kernel/brute/trusted_uid_max) are trusted relays"; then
+	ok "trust load of an empty file: the kernel's list empty; trust list says so, and trusted_uid_max"
+else
+	not_ok "trust load of an empty file, trust list" "exit $rc" "$out" "$(cat $T)"
+fi
+confs() { ausearch --raw -m 1715 2>/dev/null | grep -c ' tunable=trusted op=update '; }
+n0=$(confs)
+out=$(brutectl trust add 192.0.2.0/24 uid:1001 198.51.100.7 netns=/proc/self/ns/net endpoint=*:7979 2>&1)
+rc=$?
+want="trusted=192.0.2.0/24 crashes=0
+trusted=uid:1001 crashes=0
+trusted=198.51.100.7/32 netns=$ns lport=7979 crashes=0"
+if [ $rc = 0 ] && [ "$(cat $T)" = "$want" ]; then
+	ok "trust add: the kernel lists the three entries (netns= resolved to $ns)"
+else
+	not_ok "trust add: the kernel lists the three entries" "exit $rc" "$out" "got: $(cat $T)" "want: $want"
+fi
+wait_for 10 sh -c "ausearch --raw -m 1715 2>/dev/null | grep -q 'tunable=trusted op=update added=3 removed=0 entries=3 '"
+sleep 1
+if [ "$(confs)" = $((n0 + 1)) ] &&
+	ausearch --raw -m 1715 2>/dev/null | grep -q 'tunable=trusted op=update added=3 removed=0 entries=3 '; then
+	ok "trust add of 3 entries: one BRUTE_CONFIG record (added=3 entries=3): one transaction"
+else
+	not_ok "trust add: one BRUTE_CONFIG record" "records: $n0 -> $(confs)" "$(ausearch --raw -m 1715 2>&1 | tail -n 3)"
+fi
+if grep -q ' trusted=3 ' /sys/kernel/security/brute/stats &&
+	brutectl status | grep -q '^trusted: 3 declared peers (brutectl trust list); local uids 1-[0-9]* are relays'; then
+	ok "stats trusted=3, status says it"
+else
+	not_ok "stats trusted=3, status says it" "$(cat /sys/kernel/security/brute/stats)"
+fi
+out=$(brutectl status 2>&1 | sed -n '/^    unix \/tmp\/bc-v4.sock/,/trusted:/p')
+if echo "$out" | grep -q '^      trusted: uid:1001, local uids 1-[0-9]* (trusted_uid_max)$'; then
+	ok "status: the Unix service is covered by uid:1001 and the relay uids"
+else
+	not_ok "status: the Unix service covered by uid:1001" "$out"
+fi
+out=$(brutectl status 2>&1 | sed -n '/^    tcp 127.0.0.1:7979/,/trusted:/p')
+if echo "$out" | grep -q "^      trusted: 192.0.2.0/24, uid:1001, 198.51.100.7/32 netns=$ns endpoint=\*:7979, local uids"; then
+	ok "status: the TCP service is covered by the address entries and uid:1001"
+else
+	not_ok "status: the TCP service covered" "$out"
+fi
+out=$(brutectl trust del 192.0.2.0/24 2>&1)
+rc=$?
+if [ $rc = 0 ] && ! grep -q '192.0.2.0/24' $T && [ "$(wc -l <$T)" = 2 ]; then
+	ok "trust del: the entry gone from the kernel's list"
+else
+	not_ok "trust del" "exit $rc" "$out" "$(cat $T)"
+fi
+out=$(brutectl trust del 192.0.2.0/24 2>&1)
+rc=$?
+if [ $rc = 1 ] && echo "$out" | grep -q 'no such trusted entry: 192.0.2.0/24'; then
+	ok "trust del of an entry that is not there: exit 1"
+else
+	not_ok "trust del of an entry that is not there" "exit $rc" "$out"
+fi
+out=$(runas 1000 brutectl trust add 10.0.0.0/8 2>&1)
+rc=$?
+out2=$(runas 1000 brutectl trust list 2>&1)
+rc2=$?
+if [ $rc = 1 ] && echo "$out" | grep -q 'needs root' && [ $rc2 = 1 ] && echo "$out2" | grep -q 'needs root' &&
+	! grep -q '10.0.0.0/8' $T; then
+	ok "runas 1000 brutectl trust add/list: refused, needs root"
+else
+	not_ok "runas 1000 brutectl trust add/list: refused" "$rc: $out" "$rc2: $out2"
+fi
+# load: the file replaces the list, in one transaction
+cat >/tmp/bc-trust.conf <<EOF
+# a comment
+10.0.0.0/8
+uid:1001
+2001:db8::/32 endpoint=[::]:443
+EOF
+chmod 600 /tmp/bc-trust.conf
+n0=$(confs)
+out=$(brutectl trust load /tmp/bc-trust.conf 2>&1)
+rc=$?
+want="trusted=10.0.0.0/8 crashes=0
+trusted=uid:1001 crashes=0
+trusted=2001:db8::/32 laddr=:: lport=443 crashes=0"
+if [ $rc = 0 ] && [ "$(sed 's/ crashes=[0-9]*$/ crashes=0/' $T)" = "$want" ]; then
+	ok "trust load: the kernel's list is the file's"
+else
+	not_ok "trust load: the kernel's list is the file's" "exit $rc" "$out" "$(cat $T)"
+fi
+wait_for 10 sh -c "[ \$(ausearch --raw -m 1715 2>/dev/null | grep -c ' tunable=trusted op=update ') -gt $n0 ]"
+sleep 1
+if [ "$(confs)" = $((n0 + 1)) ] &&
+	ausearch --raw -m 1715 2>/dev/null | tail -n 1 | grep -q 'tunable=trusted op=update added=[0-9]* removed=[0-9]* entries=3 '; then
+	ok "trust load: one BRUTE_CONFIG record (the flush and the adds in one transaction), entries=3"
+else
+	not_ok "trust load: one BRUTE_CONFIG record" "records: $n0 -> $(confs)" "$(ausearch --raw -m 1715 2>&1 | tail -n 3)"
+fi
+n0=$(confs)
+before=$(cat $T)
+printf '10.1.0.0/16\nuid:1002\n10.1.2.3/8\n' >/tmp/bc-bad.conf
+chmod 600 /tmp/bc-bad.conf
+out=$(brutectl trust load /tmp/bc-bad.conf 2>&1)
+rc=$?
+sleep 1
+if [ $rc = 1 ] && echo "$out" | grep -q '/tmp/bc-bad.conf:3: ' && [ "$(cat $T)" = "$before" ] &&
+	[ "$(confs)" = "$n0" ]; then
+	ok "trust load of a file with an error on line 3: exit 1, says the line, the kernel's list unchanged, no record"
+else
+	not_ok "trust load of a bad file" "exit $rc" "$out" "before: $before" "after: $(cat $T)"
+fi
+# the kernel's semantics as brutectl shows them: uid 1001 (trusted) crashes the Unix service
+# 6 times and is never charged; uid 1002 (not trusted, above trusted_uid_max) is banned, and
+# brutectl peers shows its endpoint by path (lpath=)
+c1=$($st/client -u 1001 -c 6 -r crash unix /tmp/bc-v4.sock)
+c2=$($st/client -u 1002 -c 6 -r crash unix /tmp/bc-v4.sock)
+diag "uid 1001: $c1; uid 1002: $c2"
+peers=$(brutectl peers 2>&1)
+printf '%s\n' "$peers" | sed 's/^/# brutectl peers| /'
+table=$(echo "$peers" | sed '/^trusted peers (/,$d')
+trusted=$(echo "$peers" | sed -n '/^trusted peers (/,$p')
+spared=$(echo "$trusted" | sed -n 's/^uid:1001 .*  any  *any  *\([0-9][0-9]*\)$/\1/p')
+if ! echo "$table" | grep -q '^uid:1001 ' && [ "${spared:-0}" -ge 6 ] &&
+	echo "$table" | grep -q '^uid:1002  .*unix /tmp/bc-v4.sock  .*BANNED '; then
+	ok "peers: the trusted uid:1001 listed as trusted with its crashes, never in the table; uid:1002 banned on unix /tmp/bc-v4.sock (lpath)"
+else
+	not_ok "peers: trusted uid:1001 with its crashes, uid:1002 banned on the socket's path" "$peers"
+fi
+json=$(brutectl peers --json 2>&1)
+if echo "$json" | grep -q '"peer":"uid:1002".*"transport":"unix","lino":[0-9]*,"lpath":"/tmp/bc-v4.sock","lpath_raw":"/tmp/bc-v4.sock"' &&
+	echo "$json" | grep -q '"trusted":\[.*{"trusted":"uid:1001","family":"uid","uid_first":1001,"uid_last":1001'; then
+	ok "peers --json: lpath, and the trusted entries"
+else
+	not_ok "peers --json: lpath, trusted" "$json"
+fi
+lift_all

@@ -197,7 +197,7 @@ if [ -n "$v3" ]; then
 	fi
 	uh=$(echo "$ub" | field brute_hierarchy)
 	out=$(ausearch $T -m BRUTE_PEER_BAN -ui 1000 -x $st/service -i 2>&1 | grep "brute_hierarchy=$uh ")
-	if [ -n "$uh" ] && echo "$out" | grep -q "peer=uid:1000 peer_uid=brute netns=[0-9]* transport=unix lino=[0-9]* faults=5 ban_s=3 .* uid=root .* exe=$st/service"; then
+	if [ -n "$uh" ] && echo "$out" | grep -q "peer=uid:1000 peer_uid=brute netns=[0-9]* transport=unix lino=[0-9]* lpath=[^ ]* faults=5 ban_s=3 .* uid=root .* exe=$st/service"; then
 		ok "ausearch -m BRUTE_PEER_BAN -ui 1000 -x SERVICE -i: the peer's uid, interpreted"
 	else
 		not_ok "ausearch -m BRUTE_PEER_BAN -ui 1000 -x SERVICE -i: the peer's uid, interpreted" "$ub" "$out"

@@ -21,6 +21,9 @@ files=(usr/sbin/brute-reportd usr/lib/systemd/system/brute-reportd.service
 	usr/lib/systemd/catalog/brute-reportd.catalog usr/share/man/man8/brute-reportd.8
 	usr/share/man/man5/brute-reportd.conf.5 etc/brute/reportd.conf
 	etc/audit/plugins.d/brute-reportd.conf etc/audit/rules.d/70-brute.rules)
+# brutectl's (tools/brutectl): the unit that loads the trusted peers, and their file
+[ -f "$top/tools/brutectl/Makefile" ] && files+=(usr/sbin/brutectl usr/share/man/man8/brutectl.8
+	usr/lib/systemd/system/brute-trusted-peers.service etc/brute/trusted-peers.conf)
 missing=
 for f in "${files[@]}"; do [ -f "$D/$f" ] || missing="$missing $f"; done
 same "every file installed" "" "$missing"
@@ -36,6 +39,10 @@ same "man pages: .TH date and version from the tree" \
 	"$(grep -h '^\.TH' "$D/usr/share/man/man8/brute-reportd.8" | cut -d'"' -f1-4)\" | $(grep -h '^\.TH' "$D/usr/share/man/man5/brute-reportd.conf.5" | cut -d'"' -f1-4)\""
 same "unit's ExecStart is the installed daemon" "ExecStart=/usr/sbin/brute-reportd" \
 	"$(grep '^ExecStart=' "$D/usr/lib/systemd/system/brute-reportd.service")"
+[ -f "$top/tools/brutectl/Makefile" ] &&
+	same "brute-trusted-peers.service loads the trusted peers with the installed brutectl" \
+		"ExecStart=/usr/sbin/brutectl trust load" \
+		"$(grep '^ExecStart=' "$D/usr/lib/systemd/system/brute-trusted-peers.service")"
 
 # An operator edits the configuration and the rules, then installs again (twice).
 echo "siem_protocol = tcp   # edited" >>"$D/etc/brute/reportd.conf"

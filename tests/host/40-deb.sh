@@ -27,16 +27,18 @@ if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "lintian clean (--pedantic --info)"; 
 
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort | xargs)
 want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/sbin/brute-reportd"
-# brutectl (tools/brutectl) goes into the package when the tree has it
-[ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl"
+# brutectl (tools/brutectl) goes into the package when the tree has it, with the unit that
+# loads the trusted peers at boot and their file (a conffile)
+[ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl /etc/brute/trusted-peers.conf /lib/systemd/system/brute-trusted-peers.service"
 want="$want /usr/share/doc/brute-reportd/changelog.gz /usr/share/doc/brute-reportd/copyright /usr/share/lintian/overrides/brute-reportd /usr/share/man/man5/brute-reportd.conf.5.gz /usr/share/man/man8/brute-reportd.8.gz"
 [ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/share/man/man8/brutectl.8.gz"
-same "package files" "$want" "$files"
+same "package files" "$(printf '%s\n' $want | sort | xargs)" "$files"
 C=$(mktemp -d)
 trap 'rm -rf "$C"' EXIT
 dpkg-deb -R "$deb" "$C/root"
-same "conffiles" "/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf" \
-	"$(sort "$C/root/DEBIAN/conffiles" | xargs)"
+conffiles="/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf"
+[ -f "$top/tools/brutectl/Makefile" ] && conffiles="$conffiles /etc/brute/trusted-peers.conf"
+same "conffiles" "$conffiles" "$(sort "$C/root/DEBIAN/conffiles" | xargs)"
 # issue 22 #10: the rules are active through a link that is a plain package file (removed
 # with the package); their content is the conffile /etc/brute/70-brute.rules (kept until purge)
 same "/etc/audit/rules.d/70-brute.rules is a link to the conffile /etc/brute/70-brute.rules" \
@@ -81,6 +83,17 @@ if grep -q "deb-systemd-helper enable 'brute-reportd.service'" "$C/root/DEBIAN/p
 else
 	not_ok "postinst enables and starts the unit, postrm purges it and the spool" \
 		"$(cat "$C/root/DEBIAN/postinst" "$C/root/DEBIAN/postrm")"
+fi
+if [ -f "$top/tools/brutectl/Makefile" ]; then
+	if grep -q "deb-systemd-helper enable 'brute-trusted-peers.service'" "$C/root/DEBIAN/postinst" &&
+		grep -q '^ExecStart=/usr/sbin/brutectl trust load$' "$C/root/lib/systemd/system/brute-trusted-peers.service" &&
+		same_file=$(cmp "$top/etc/brute/trusted-peers.conf" "$C/root/etc/brute/trusted-peers.conf" 2>&1) &&
+		[ -z "$same_file" ]; then
+		ok "brute-trusted-peers.service enabled by postinst, runs the package's brutectl; trusted-peers.conf is the tree's"
+	else
+		not_ok "brute-trusted-peers.service enabled by postinst, trusted-peers.conf the tree's" \
+			"$(grep -n 'trusted' "$C/root/DEBIAN/postinst")" "$same_file"
+	fi
 fi
 same "the package's catalog is the tree's (indexed by systemd's trigger on /usr/lib/systemd/catalog)" "" \
 	"$(cmp "$top/systemd/brute-reportd.catalog" "$C/root/usr/lib/systemd/catalog/brute-reportd.catalog" 2>&1)"

@@ -78,6 +78,7 @@ for p in "$man8" "$conf5" "$ctl8"; do
 		/proc | /sys | /proc/* | /sys/* | /dev/*) continue ;;	# the kernel's
 		/etc/machine-id | /var/log/audit/*) continue ;;	# systemd's, auditd's
 		/usr/bin/passwd) continue ;;	# an example target: Debian's set-user-ID passwd
+		/run/php/php8.2-fpm.sock) continue ;;	# an example socket: Debian's PHP-FPM pool
 		/etc/ssl/certs/siem-ca.pem) continue ;;	# an example: the operator's own CA file
 		esac
 		# a runtime file, or the directory it is created in

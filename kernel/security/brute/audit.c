@@ -19,12 +19,16 @@
  */
 
 #include <linux/audit.h>
+#include <linux/cgroup.h>
+#include <linux/kernfs.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/kdev_t.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
 #include <linux/time64.h>
 
 #include "audit.h"
@@ -37,7 +41,7 @@ static atomic64_t brute_records_dropped = ATOMIC64_INIT(0);
 static atomic64_t brute_records_reported = ATOMIC64_INIT(0);
 
 static const char *const brute_boundary_names[] = {
-	"setid", "fcaps", "cred", "network", "unix",
+	"setid", "fcaps", "cred", "network", "unix", "local",
 };
 
 static struct audit_buffer *brute_audit_start(struct audit_context *ctx,
@@ -133,12 +137,40 @@ static void brute_log_target(struct audit_buffer *ab,
 }
 
 static void brute_log_peer(struct audit_buffer *ab,
-			   const struct brute_peer_key *key)
+			   const struct brute_peer_key *key, u64 lino,
+			   const char *lpath)
 {
 	char buf[BRUTE_PEER_KEY_LEN];
 
-	brute_peer_key_format(buf, sizeof(buf), key);
+	brute_peer_key_format(buf, sizeof(buf), key, lino);
 	audit_log_format(ab, "%s", buf);
+	if (key->endpoint.family == AF_UNIX) {
+		audit_log_format(ab, " lpath=");
+		audit_log_untrustedstring(ab, lpath ?: "?");
+	}
+}
+
+/* The cgroup of the current task (cgroup v2): its service's unit. */
+static void brute_log_cgroup(struct audit_buffer *ab)
+{
+#ifdef CONFIG_CGROUPS
+	struct cgroup_subsys_state *css;
+	char *path;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL | __GFP_NOWARN);
+	if (!path)
+		return;
+	rcu_read_lock();
+	css = &task_dfl_cgroup(current)->self;
+	css_get(css);
+	rcu_read_unlock();
+	if (kernfs_path_from_node(css->cgroup->kn, NULL, path, PATH_MAX) > 0) {
+		audit_log_format(ab, " cgroup=");
+		audit_log_untrustedstring(ab, path);
+	}
+	css_put(css);
+	kfree(path);
+#endif
 }
 
 static void brute_log_ids(struct audit_buffer *ab, const char *prefix,
@@ -220,14 +252,20 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 			 info->si_signo, info->si_code, crash->stats.faults,
 			 brute_ms(crash->period_ns),
 			 brute_ms(crash->stats.ema_ns), crash->source);
+	if (crash->input)
+		audit_log_format(ab, " input=%s", crash->input);
 	if (crash->peer) {
 		audit_log_format(ab, " ");
-		brute_log_peer(ab, crash->peer);
-		if (crash->peer_uncharged)
+		brute_log_peer(ab, crash->peer, crash->lino, crash->lpath);
+		if (!crash->peer_named && crash->peer_uncharged)
 			audit_log_format(ab, " charged=no");
-		else
+		else if (!crash->peer_named)
 			audit_log_format(ab, " peer_faults=%u",
 					 crash->peer_faults);
+		if (crash->relay)
+			audit_log_format(ab, " relay=uid:%u",
+					 from_kuid(&init_user_ns,
+						   *crash->relay));
 	}
 	audit_log_task_info(ab);
 	brute_audit_end(ab);
@@ -262,7 +300,11 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 	}
 	if (crash->peer) {
 		audit_log_format(ab, " ");
-		brute_log_peer(ab, crash->peer);
+		brute_log_peer(ab, crash->peer, crash->lino, crash->lpath);
+		if (crash->relay)
+			audit_log_format(ab, " relay=uid:%u",
+					 from_kuid(&init_user_ns,
+						   *crash->relay));
 	}
 	audit_log_format(ab,
 			 " speed=%s faults=%u ema_ms=%llu threshold_ms=%u max_faults=%u brute_mode=%u mitigation=%s source=%s",
@@ -274,6 +316,7 @@ void brute_audit_attack(const struct brute_crash_info *crash,
 	if (!strcmp(crash->attack, "backstop"))
 		audit_log_format(ab, " backstop_faults=%u",
 				 params->backstop_faults);
+	brute_log_cgroup(ab);
 	audit_log_task_info(ab);
 	brute_audit_end(ab);
 }
@@ -323,6 +366,7 @@ void brute_audit_kill_summary(struct brute_hierarchy *hierarchy, u32 killed,
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu killed=%u unreported=%u",
 			 hierarchy->id, killed, killed - reported);
+	brute_log_cgroup(ab);
 	brute_audit_end(ab);
 }
 
@@ -414,12 +458,13 @@ void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 /**
  * brute_audit_peer_ban() - Report that an endpoint refuses a peer
  * @hierarchy: The hierarchy whose crash gave the verdict.
- * @key: The peer (or enclosing prefix) and the endpoint.
+ * @crash: Its record's fields: the peer (or enclosing prefix) and the
+ *         endpoint, and the proxy that relayed the input, if any.
  * @faults: The crashes that gave the verdict.
  * @ban_s: For how long, in seconds.
  */
 void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
-			  const struct brute_peer_key *key, u32 faults,
+			  const struct brute_crash_info *crash, u32 faults,
 			  u32 ban_s)
 {
 	struct audit_buffer *ab;
@@ -428,8 +473,11 @@ void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
 	if (!ab)
 		return;
 	audit_log_format(ab, "brute_hierarchy=%llu ", hierarchy->id);
-	brute_log_peer(ab, key);
+	brute_log_peer(ab, crash->peer, crash->lino, crash->lpath);
 	audit_log_format(ab, " faults=%u ban_s=%u", faults, ban_s);
+	if (crash->relay)
+		audit_log_format(ab, " relay=uid:%u",
+				 from_kuid(&init_user_ns, *crash->relay));
 	audit_log_task_info(ab);
 	brute_audit_end(ab);
 }
@@ -437,11 +485,14 @@ void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
 /**
  * brute_audit_peer_unban() - Report the end of a peer ban
  * @key: The peer and the endpoint.
+ * @lino: With a Unix endpoint, its listener's socket inode number.
+ * @lpath: With a Unix endpoint, its bound name.
  * @reason: Why it ended.
  * @refused: How many connection requests and receives it refused.
  */
-void brute_audit_peer_unban(const struct brute_peer_key *key,
-			    enum brute_unban_reason reason, u32 refused)
+void brute_audit_peer_unban(const struct brute_peer_key *key, u64 lino,
+			    const char *lpath, enum brute_unban_reason reason,
+			    u32 refused)
 {
 	struct audit_buffer *ab;
 
@@ -449,7 +500,7 @@ void brute_audit_peer_unban(const struct brute_peer_key *key,
 			       audit_context(), AUDIT_BRUTE_PEER_UNBAN);
 	if (!ab)
 		return;
-	brute_log_peer(ab, key);
+	brute_log_peer(ab, key, lino, lpath);
 	audit_log_format(ab, " reason=%s refused=%u",
 			 brute_unban_reasons[reason], refused);
 	if (reason != BRUTE_UNBAN_EXPIRED)
@@ -493,6 +544,28 @@ void brute_audit_config(const char *name, unsigned int old, unsigned int new)
 	if (!ab)
 		return;
 	audit_log_format(ab, "tunable=%s old=%u new=%u", name, old, new);
+	audit_log_task_info(ab);
+	audit_log_format(ab, " res=1");
+	brute_audit_end(ab);
+}
+
+/**
+ * brute_audit_trust() - Report a change of the trusted list
+ * @added: Entries added.
+ * @removed: Entries removed.
+ * @entries: Entries in the list now.
+ */
+void brute_audit_trust(unsigned int added, unsigned int removed,
+		       unsigned int entries)
+{
+	struct audit_buffer *ab;
+
+	ab = brute_audit_start(audit_context(), AUDIT_BRUTE_CONFIG);
+	if (!ab)
+		return;
+	audit_log_format(ab,
+			 "tunable=trusted op=update added=%u removed=%u entries=%u",
+			 added, removed, entries);
 	audit_log_task_info(ab);
 	audit_log_format(ab, " res=1");
 	brute_audit_end(ab);

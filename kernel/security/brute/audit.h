@@ -34,7 +34,14 @@ struct brute_target_key;
  * @scope: With @target: "target", "overflow" or "any".
  * @peer: The peer's entry (its enclosing prefix's for an escalation), or
  *        NULL.
- * @peer_faults: With @peer, the faults counted for it.
+ * @lino: With a Unix endpoint of @peer, its listener's socket inode.
+ * @lpath: With a Unix endpoint of @peer, its bound name.
+ * @input: For a crash of a hierarchy, who answers for its input
+ *         (enum brute_input_how's name); NULL for an exec charge.
+ * @relay: With @peer, the local user who relayed its input, or NULL.
+ * @peer_named: @peer sent the input but was not charged: the input was
+ *              ambiguous or trusted, or no peer boundary was crossed.
+ * @peer_faults: With @peer charged, the faults counted for it.
  * @peer_uncharged: With @peer, the crash could not be counted for it (its
  *                  endpoint's share of the peer table, or the whole table,
  *                  full of bans, or no memory).
@@ -49,6 +56,11 @@ struct brute_crash_info {
 	const struct brute_target_key *target;
 	const char *scope;
 	const struct brute_peer_key *peer;
+	u64 lino;
+	const char *lpath;
+	const char *input;
+	const kuid_t *relay;
+	bool peer_named;
 	u32 peer_faults;
 	bool peer_uncharged;
 	struct brute_stats stats;
@@ -78,10 +90,13 @@ void brute_audit_unban(const struct brute_target_key *key, const char *name,
 void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 			 const struct brute_target_key *key);
 void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
-			  const struct brute_peer_key *key, u32 faults,
+			  const struct brute_crash_info *crash, u32 faults,
 			  u32 ban_s);
-void brute_audit_peer_unban(const struct brute_peer_key *key,
-			    enum brute_unban_reason reason, u32 refused);
+void brute_audit_peer_unban(const struct brute_peer_key *key, u64 lino,
+			    const char *lpath, enum brute_unban_reason reason,
+			    u32 refused);
+void brute_audit_trust(unsigned int added, unsigned int removed,
+		       unsigned int entries);
 void brute_audit_deallocated(struct brute_hierarchy *hierarchy);
 void brute_audit_config(const char *name, unsigned int old,
 			unsigned int new);
@@ -138,14 +153,20 @@ static inline void brute_audit_skipped(struct brute_hierarchy *hierarchy,
 }
 
 static inline void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
-					const struct brute_peer_key *key,
+					const struct brute_crash_info *crash,
 					u32 faults, u32 ban_s)
 {
 }
 
 static inline void brute_audit_peer_unban(const struct brute_peer_key *key,
+					  u64 lino, const char *lpath,
 					  enum brute_unban_reason reason,
 					  u32 refused)
+{
+}
+
+static inline void brute_audit_trust(unsigned int added, unsigned int removed,
+				     unsigned int entries)
 {
 }
 

@@ -239,13 +239,18 @@ bool brute_ids_changed(const struct brute_ids *ids, const struct cred *cred)
  * beyond the ambient set for a user who is not root in its user namespace
  * (file capabilities).  What a user could take anyway is no gain: a
  * set-group-ID copy for a group they are in, the capabilities root of a
- * user namespace gets back at execve() after dropping them, root executing
- * a set-user-ID program of another user.
+ * user namespace gets back at execve() after dropping them, anything root
+ * executes (even after dropping CAP_SETUID: root is never the user of an
+ * exec attack, whose processes would be killed).
  *
  * Return: BRUTE_BOUNDARY_SETID, BRUTE_BOUNDARY_FCAPS, or 0 for no gain.
  */
 u32 brute_exec_gain(const struct cred *old, const struct cred *new)
 {
+	/* Root has nothing to gain, whatever capabilities it dropped. */
+	if (uid_eq(old->uid, GLOBAL_ROOT_UID) ||
+	    uid_eq(old->euid, GLOBAL_ROOT_UID))
+		return 0;
 	if (!uid_eq(new->euid, old->uid) && !uid_eq(new->euid, old->euid) &&
 	    !uid_eq(new->euid, old->suid) &&
 	    !cap_raised(old->cap_effective, CAP_SETUID))
@@ -322,6 +327,7 @@ static const struct brute_params test_params = {
 	.escalate_prefix_v4 = 24,
 	.escalate_prefix_v6 = 48,
 	.escalate_faults = 15,
+	.trusted_uid_max = 999,
 };
 
 static void test_ema_weight(struct kunit *const test)
@@ -691,6 +697,18 @@ static void test_exec_gain(struct kunit *const test)
 	old->cap_permitted = CAP_EMPTY_SET;
 	old->cap_effective = CAP_EMPTY_SET;
 	test_cred_init(new, 0, 0);
+	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
+
+	/*
+	 * Root that dropped CAP_SETUID runs a set-user-ID program of
+	 * another user: root is never the gaining user of an exec attack.
+	 */
+	test_cred_init(old, 0, 0);
+	cap_lower(old->cap_effective, CAP_SETUID);
+	cap_lower(old->cap_permitted, CAP_SETUID);
+	*new = *old;
+	new->euid = KUIDT_INIT(1000);
+	new->suid = KUIDT_INIT(1000);
 	KUNIT_EXPECT_EQ(test, 0, brute_exec_gain(old, new));
 }
 

@@ -27,8 +27,13 @@
  *                          on this host's own addresses; not inherited
  *                          across execve().
  * @BRUTE_BOUNDARY_UNIX: a task read input from the peer of a Unix stream
- *                       connection it accepted, run by another user; not
- *                       inherited across execve().
+ *                       connection it accepted, run by another user or
+ *                       relaying a peer's input; not inherited across
+ *                       execve().
+ * @BRUTE_BOUNDARY_LOCAL: a task read input from a TCP or MPTCP connection
+ *                        it accepted from a process of this host, run by
+ *                        another user or relaying a peer's input; not
+ *                        inherited across execve().
  */
 enum brute_boundary {
 	BRUTE_BOUNDARY_SETID = BIT(0),
@@ -36,10 +41,12 @@ enum brute_boundary {
 	BRUTE_BOUNDARY_CRED = BIT(2),
 	BRUTE_BOUNDARY_NETWORK = BIT(3),
 	BRUTE_BOUNDARY_UNIX = BIT(4),
+	BRUTE_BOUNDARY_LOCAL = BIT(5),
 };
 
 /* The boundaries of input from a peer, and of a privilege gain. */
-#define BRUTE_BOUNDARY_PEER (BRUTE_BOUNDARY_NETWORK | BRUTE_BOUNDARY_UNIX)
+#define BRUTE_BOUNDARY_PEER (BRUTE_BOUNDARY_NETWORK | BRUTE_BOUNDARY_UNIX | \
+			     BRUTE_BOUNDARY_LOCAL)
 #define BRUTE_BOUNDARY_GAIN (BRUTE_BOUNDARY_SETID | BRUTE_BOUNDARY_FCAPS)
 
 /**
@@ -55,8 +62,8 @@ enum brute_boundary {
  * @table_size: Entries of the (user, target) table.
  * @forget_time_s: Statistics without a crash for this long start afresh
  *                 (hierarchies), or are forgotten (table entries).
- * @backstop_faults: A hierarchy that is not its user's own privileged image
- *                   (a service) is killed at this many crashes.
+ * @backstop_faults: Every hierarchy is stopped at this many crashes without
+ *                   a quiet period, whatever their source and pace.
  * @peer_ban_time_s: How long a peer is refused by the endpoint it attacked;
  *                   0: no peer bans.
  * @peer_prefix_v4: Length of the IPv4 prefix that identifies a peer.
@@ -65,6 +72,8 @@ enum brute_boundary {
  * @escalate_prefix_v6: The enclosing IPv6 prefix an attack escalates to.
  * @escalate_faults: Crashes from the addresses of one enclosing prefix that
  *                   ban the whole prefix.
+ * @trusted_uid_max: Local users up to this kernel user ID (system accounts)
+ *                   are trusted: never charged as peers.
  */
 struct brute_params {
 	u32 threshold_ms;
@@ -82,6 +91,7 @@ struct brute_params {
 	u32 escalate_prefix_v4;
 	u32 escalate_prefix_v6;
 	u32 escalate_faults;
+	u32 trusted_uid_max;
 };
 
 /**

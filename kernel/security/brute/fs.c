@@ -5,6 +5,8 @@
  * stats:   hierarchies alive, table entries, bans in force, records dropped.
  * targets: the (user, target) table, one line per entry (root only).
  * peers:   the peer table, one line per entry (root only).
+ * trusted: the trusted peers (root, CAP_SYS_ADMIN): one line per entry;
+ *          a write is one transaction (brute_trust_write()).
  * lift:    lifts bans, forgets counts (root, CAP_SYS_ADMIN); see
  *          brute_fs_parse_lift().
  */
@@ -15,6 +17,7 @@
 #include <linux/init.h>
 #include <linux/kdev_t.h>
 #include <linux/security.h>
+#include <linux/slab.h>
 #include <linux/seq_file.h>
 #include <linux/socket.h>
 #include <linux/string.h>
@@ -29,16 +32,18 @@
 #include "peer.h"
 #include "setup.h"
 #include "target.h"
+#include "trust.h"
 
 static int brute_fs_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m,
-		   "hierarchies=%ld targets=%u bans=%d peers=%u peer_bans=%d records_dropped=%llu\n",
+		   "hierarchies=%ld targets=%u bans=%d peers=%u peer_bans=%d records_dropped=%llu trusted=%u\n",
 		   brute_hierarchy_count(),
 		   READ_ONCE(brute_targets.table.count),
 		   atomic_read(&brute_targets.table.banned),
 		   brute_peers_count(&brute_peers),
-		   atomic_read(&brute_peers.table.banned), brute_audit_dropped());
+		   atomic_read(&brute_peers.table.banned), brute_audit_dropped(),
+		   brute_trust_count());
 	return 0;
 }
 
@@ -82,6 +87,72 @@ static const struct file_operations brute_fs_peers_fops = {
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
+};
+
+static int brute_fs_trusted_show(struct seq_file *m, void *v)
+{
+	brute_trust_show(m);
+	return 0;
+}
+
+static int brute_fs_trusted_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	return single_open(file, brute_fs_trusted_show, NULL);
+}
+
+static int brute_fs_trusted_release(struct inode *inode, struct file *file)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	return single_release(inode, file);
+}
+
+/* One write is one transaction: all its lines apply, or none. */
+static ssize_t brute_fs_trusted_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct brute_trust_update update;
+	char *buf;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (len > BRUTE_TRUST_WRITE_MAX)
+		return -EFBIG;
+	if (*ppos)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = brute_trust_write(buf, &update);
+	kfree(buf);
+	if (ret)
+		return ret;
+	if (update.added || update.removed)
+		brute_audit_trust(update.added, update.removed,
+				  update.entries);
+	return len;
+}
+
+static loff_t brute_fs_trusted_llseek(struct file *file, loff_t offset,
+				      int whence)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return noop_llseek(file, offset, whence);
+	return seq_lseek(file, offset, whence);
+}
+
+static const struct file_operations brute_fs_trusted_fops = {
+	.open = brute_fs_trusted_open,
+	.read = seq_read,
+	.write = brute_fs_trusted_write,
+	.llseek = brute_fs_trusted_llseek,
+	.release = brute_fs_trusted_release,
 };
 
 static int brute_fs_parse_uid(const char *s, kuid_t *uid)
@@ -258,6 +329,10 @@ static int __init brute_fs_init(void)
 		goto err;
 	file = securityfs_create_file("lift", 0200, dir, NULL,
 				      &brute_fs_lift_fops);
+	if (IS_ERR(file))
+		goto err;
+	file = securityfs_create_file("trusted", 0600, dir, NULL,
+				      &brute_fs_trusted_fops);
 	if (IS_ERR(file))
 		goto err;
 	return 0;

@@ -229,6 +229,7 @@ int __init brute_hierarchy_init(void)
 	root->exempt = true;
 	brute_ids_save(&root->ids, current_cred());
 	brute_task(current)->hierarchy = root;
+	spin_lock_init(&brute_task(current)->state.lock);
 	return 0;
 }
 

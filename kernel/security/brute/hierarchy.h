@@ -114,6 +114,11 @@ struct brute_hierarchy {
 	 * mode, every later crash kills the hierarchy again.
 	 */
 	bool detected;
+	/**
+	 * @restart: The backstop asked for a restart of the service (slow
+	 * crashes): its next crash kills it, and says so.
+	 */
+	bool restart;
 	/** @flags: Atomic bits, enum brute_hierarchy_flag. */
 	unsigned long flags;
 	/** @rcu: Frees the hierarchy after a grace period. */

@@ -2,39 +2,60 @@
 /*
  * Brute LSM - Network hooks: input from peers, and the bans of peers
  *
- * A hierarchy crosses the network boundary when one of its tasks reads
- * input from a TCP/IP peer that is not on this host, and the Unix boundary
- * when it reads input from the client of a Unix stream connection it
- * accepted that another user runs.  Reads are seen in task context, where
+ * Every way input reaches a process is seen here, in task context, where
  * the current task is the reader: recvmsg() and read(), splice() and
  * sendfile() from a socket (file_permission), TCP's zero-copy receive
- * (getsockopt).  The hooks that run in softirq context, where current is
- * whatever task was interrupted, only describe sockets, never a task.
+ * (getsockopt), reads of named pipes; io_uring's requests run in the
+ * process's own threads or workers and go through the same hooks.  The
+ * hooks that run in softirq context, where current is whatever task was
+ * interrupted, only describe sockets, never a task.
  *
- * A connection Brute attributes (an accepted TCP connection from a remote
- * peer, an accepted Unix stream connection) carries its endpoint and peer
- * from the moment it is created; a task that reads from it remembers them
- * as its last input.  A peer banned from an endpoint (peer.c) is refused:
- * its TCP connection requests are dropped, a Unix connect() fails with
- * EPERM, and on the connections it has, packets are dropped and reads
- * fail with EPERM.  None of that costs more than a counter test while no
- * peer is banned.
+ * A connection accepted by a listener -- TCP or MPTCP, from a remote
+ * address or from a process of this host, or a Unix stream connection --
+ * carries its endpoint (the listener) and its peer from the moment it is
+ * created: a remote address, or the local user who connected.  Reading it
+ * is input from that party (input.c decides who answers for a crash).
+ * What a local process writes to a connection to a local service carries
+ * the origin of what it relays (a proxy's).  Anything else read -- a
+ * datagram, a connection the process made, a named pipe -- is another
+ * source.
+ *
+ * A hierarchy crosses the network boundary when one of its tasks reads
+ * input from a peer that is not on this host, the local boundary when it
+ * reads a TCP connection from a process of this host of another user (or
+ * relaying a peer's input), and the Unix boundary the same way over a Unix
+ * stream connection.
+ *
+ * A peer banned from an endpoint (peer.c) is refused: its TCP connection
+ * requests are dropped, a Unix connect() fails with EPERM, and on the
+ * connections it has, packets are dropped and reads fail with EPERM.  While
+ * no peer is banned, none of that costs more than a static key; while bans
+ * exist elsewhere, a listener or a connection that found no ban of its own
+ * does not look again before the next ban.
  */
 
+#include <linux/cred.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inetdevice.h>
 #include <linux/lsm_hooks.h>
+#include <linux/magic.h>
 #include <linux/netdevice.h>
 #include <linux/net.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
+#include <linux/un.h>
 #include <linux/user_namespace.h>
 #include <net/addrconf.h>
+#include <net/af_unix.h>
 #include <net/inet_connection_sock.h>
+#include <net/inet_hashtables.h>
 #include <net/inet_sock.h>
+#include <net/inet6_hashtables.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -42,26 +63,31 @@
 #include <net/sock.h>
 
 #include "common.h"
+#include "detect.h"
 #include "hierarchy.h"
+#include "input.h"
 #include "net.h"
 #include "peer.h"
 #include "setup.h"
 #include "task.h"
 
-static struct brute_sock_security *brute_sock(const struct sock *const sk)
-{
-	return sk->sk_security + brute_blob_sizes.lbs_sock;
-}
+/* Bound names of Unix listeners are hashed into endpoint keys. */
+static siphash_key_t brute_unix_key __ro_after_init;
+
+/* The origin of what was relayed from several sources. */
+struct brute_origin brute_origin_mixed;
 
 static bool brute_inet(const struct sock *const sk)
 {
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
 }
 
-static bool brute_tcp(const struct sock *const sk)
+/* TCP, and MPTCP: a client that chooses MPTCP is served the same. */
+static bool brute_inet_stream(const struct sock *const sk)
 {
 	return brute_inet(sk) && sk->sk_type == SOCK_STREAM &&
-	       sk->sk_protocol == IPPROTO_TCP;
+	       (sk->sk_protocol == IPPROTO_TCP ||
+		sk->sk_protocol == IPPROTO_MPTCP);
 }
 
 /* An IPv4-mapped IPv6 address is an IPv4 one. */
@@ -85,11 +111,18 @@ static void brute_peer_set_v4(struct brute_peer *const peer, __be32 addr)
 	peer->addr.v4 = addr;
 }
 
+static void brute_peer_set_uid(struct brute_peer *const peer, kuid_t uid)
+{
+	memset(peer, 0, sizeof(*peer));
+	peer->family = AF_UNIX;
+	peer->addr.uid = uid;
+}
+
 /*
  * Is the peer one of this host's own addresses (in its namespace)?  A
  * lookup in the hash of the addresses assigned to its devices, and the
- * loopback range: no route lookup on the accept path (a "local" route of a
- * whole subnet to lo is not seen).
+ * loopback range: no route lookup (a "local" route of a whole subnet to lo
+ * is not seen).
  */
 static bool brute_peer_local(struct net *const net,
 			     const struct brute_peer *const peer)
@@ -113,33 +146,90 @@ static bool brute_peer_local(struct net *const net,
 }
 
 /*
- * The network namespace of an endpoint, and who made it: a namespace in a
- * user namespace is the doing of the user who created the outermost one,
- * or if that was root, of that container.
+ * Who the current task is to Brute: its user (the user who ran a
+ * privileged image, for a privileged image), and who answers for that user
+ * as the maker of an endpoint (the creator of the outermost user namespace
+ * but the initial one; for root, that container).
  */
-static void brute_endpoint_set_net(struct brute_endpoint *const ep,
-				   const struct net *const net)
+static void brute_current_party(kuid_t *party, kuid_t *owner, u32 *userns,
+				bool *plain)
+{
+	struct brute_hierarchy *const hierarchy = brute_task(current)->hierarchy;
+	const struct cred *const cred = current_cred();
+	const struct user_namespace *ns = cred->user_ns;
+	bool gain = false;
+
+	*party = cred->uid;
+	*owner = cred->uid;
+	*userns = 0;
+	if (hierarchy && READ_ONCE(hierarchy->gain)) {
+		spin_lock(&hierarchy->lock);
+		gain = hierarchy->gain;
+		if (gain) {
+			*party = hierarchy->owner;
+			*owner = hierarchy->principal;
+		}
+		spin_unlock(&hierarchy->lock);
+	}
+	/* Capabilities in a user namespace are no privilege on the host. */
+	*plain = !gain && (ns != &init_user_ns ||
+			   brute_cred_is_user(cred, cred->uid));
+	if (gain || ns == &init_user_ns)
+		return;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	*owner = ns->owner;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		*userns = ns->ns.inum;
+}
+
+/* A socket made in task context answers to its maker. */
+static void brute_sock_set_maker(struct brute_sock_security *const bs)
+{
+	bool plain;
+
+	brute_current_party(&bs->party, &bs->owner, &bs->userns, &plain);
+	if (plain)
+		bs->flags |= BRUTE_SOCK_PLAIN;
+	else
+		bs->flags &= ~BRUTE_SOCK_PLAIN;
+}
+
+/*
+ * The network namespace of an endpoint, and who made the endpoint: in a
+ * network namespace of a user namespace, the user who created the
+ * outermost one (for root, that container), as its own; else the maker of
+ * the listener @ls, as its own if it held no privilege.
+ */
+static void brute_endpoint_set_owner(struct brute_endpoint *const ep,
+				     const struct net *const net,
+				     const struct brute_sock_security *ls)
 {
 	const struct user_namespace *ns = net->user_ns;
 
 	ep->net = net->net_cookie;
 	ep->netns = net->ns.inum;
-	if (ns == &init_user_ns)
+	if (ns == &init_user_ns) {
+		ep->owner = ls->owner;
+		ep->userns = ls->userns;
+		ep->plain = !!(ls->flags & BRUTE_SOCK_PLAIN);
 		return;
+	}
 	while (ns->parent != &init_user_ns)
 		ns = ns->parent;
 	ep->owner = ns->owner;
 	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
 		ep->userns = ns->ns.inum;
+	ep->plain = true;
 	ep->owned = true;
 }
 
-/* The endpoint of a TCP listener: its namespace, bound address and port. */
+/* The endpoint of a TCP or MPTCP listener: its namespace, address, port. */
 static void brute_endpoint_set_listener(struct brute_endpoint *const ep,
 					const struct sock *const sk)
 {
 	memset(ep, 0, sizeof(*ep));
-	brute_endpoint_set_net(ep, sock_net(sk));
+	brute_endpoint_set_owner(ep, sock_net(sk), brute_sock(sk));
 	ep->family = sk->sk_family;
 	ep->port = inet_sk(sk)->inet_num;
 	if (sk->sk_family == AF_INET)
@@ -150,23 +240,145 @@ static void brute_endpoint_set_listener(struct brute_endpoint *const ep,
 #endif
 }
 
+/* The endpoint of a Unix listener: the name it is bound to. */
+static void brute_endpoint_set_unix(struct brute_endpoint *const ep,
+				    const struct sock *const sk)
+{
+	const struct unix_address *addr;
+
+	memset(ep, 0, sizeof(*ep));
+	brute_endpoint_set_owner(ep, sock_net(sk), brute_sock(sk));
+	ep->family = AF_UNIX;
+	/* Paired with the release in unix_bind(). */
+	addr = smp_load_acquire(&unix_sk(sk)->addr);
+	if (addr)
+		ep->addr.path = siphash(addr->name, addr->len, &brute_unix_key);
+}
+
+/* A socket made by a task answers to it; a kernel socket to nobody. */
+static int hook_socket_post_create(struct socket *const sock, const int family,
+				   const int type, const int protocol,
+				   const int kern)
+{
+	if (!kern && sock->sk)
+		brute_sock_set_maker(brute_sock(sock->sk));
+	return 0;
+}
+
+/* The sockets of a pair are the ends of a local connection. */
+static int hook_socket_socketpair(struct socket *const socka,
+				  struct socket *const sockb)
+{
+	brute_sock(socka->sk)->flags |= BRUTE_SOCK_RELAY;
+	brute_sock(sockb->sk)->flags |= BRUTE_SOCK_RELAY;
+	return 0;
+}
+
+/* An MPTCP subflow answers as the MPTCP socket it belongs to. */
+static int hook_mptcp_add_subflow(struct sock *const sk, struct sock *const ssk)
+{
+	const struct brute_sock_security *const ms = brute_sock(sk);
+	struct brute_sock_security *const ss = brute_sock(ssk);
+
+	ss->party = ms->party;
+	ss->owner = ms->owner;
+	ss->userns = ms->userns;
+	ss->flags = ms->flags & BRUTE_SOCK_PLAIN;
+	return 0;
+}
+
 /*
- * A child of a TCP listener is cloned from it (softirq context): it keeps
- * the listener's endpoint.  Any other clone starts with nothing (its blob
- * is allocated zeroed).
+ * The current task connects @sock: it answers for what it writes there.
+ * A TCP connection to this host is a local connection, whose writes are
+ * tracked (a proxy relays its clients' input over it).
+ */
+static int hook_socket_connect(struct socket *const sock,
+			       struct sockaddr *const address,
+			       const int addrlen)
+{
+	struct sock *const sk = sock->sk;
+	struct brute_sock_security *bs;
+	struct brute_peer dest;
+
+	if (!sk || !brute_inet_stream(sk))
+		return 0;
+	bs = brute_sock(sk);
+	brute_sock_set_maker(bs);
+	if (address->sa_family == AF_INET &&
+	    addrlen >= (int)sizeof(struct sockaddr_in))
+		brute_peer_set_v4(&dest,
+				  ((struct sockaddr_in *)address)->sin_addr.s_addr);
+	else if (address->sa_family == AF_INET6 &&
+		 addrlen >= SIN6_LEN_RFC2133)
+		brute_peer_set_v6(&dest,
+				  &((struct sockaddr_in6 *)address)->sin6_addr);
+	else
+		return 0;
+	if (brute_peer_local(sock_net(sk), &dest))
+		bs->flags |= BRUTE_SOCK_RELAY;
+	return 0;
+}
+
+/*
+ * A child of a TCP or MPTCP listener is cloned from it (softirq context):
+ * it keeps the listener's endpoint and answers as the listener.  Any other
+ * clone starts with nothing (its blob is allocated zeroed).
  */
 static void hook_sk_clone_security(const struct sock *const sk,
 				   struct sock *const newsk)
 {
-	if (brute_tcp(sk) && sk->sk_state == TCP_LISTEN)
-		brute_endpoint_set_listener(&brute_sock(newsk)->input.endpoint,
-					    sk);
+	const struct brute_sock_security *const ls = brute_sock(sk);
+	struct brute_sock_security *const bs = brute_sock(newsk);
+
+	if (!brute_inet_stream(sk) || sk->sk_state != TCP_LISTEN)
+		return;
+	brute_endpoint_set_listener(&bs->input.endpoint, sk);
+	bs->party = ls->party;
+	bs->owner = ls->owner;
+	bs->userns = ls->userns;
+	bs->flags = ls->flags & BRUTE_SOCK_PLAIN;
+}
+
+/*
+ * The client's socket of a connection from this host (softirq context),
+ * in its connecting or established state, with a reference; or NULL.
+ */
+static struct sock *brute_local_client(struct net *const net,
+				       const struct request_sock *const req)
+{
+	const struct inet_request_sock *const ireq = inet_rsk(req);
+	struct inet_hashinfo *const hashinfo = net->ipv4.tcp_death_row.hashinfo;
+	struct sock *client = NULL;
+
+	if (req->rsk_ops->family == AF_INET)
+		client = __inet_lookup_established(net, hashinfo,
+						   ireq->ir_loc_addr,
+						   htons(ireq->ir_num),
+						   ireq->ir_rmt_addr,
+						   ntohs(ireq->ir_rmt_port),
+						   ireq->ir_iif, 0);
+#if IS_BUILTIN(CONFIG_IPV6)
+	else
+		client = __inet6_lookup_established(net, hashinfo,
+						    &ireq->ir_v6_loc_addr,
+						    htons(ireq->ir_num),
+						    &ireq->ir_v6_rmt_addr,
+						    ntohs(ireq->ir_rmt_port),
+						    ireq->ir_iif, 0);
+#endif
+	if (client && !sk_fullsock(client)) {
+		sock_gen_put(client);
+		client = NULL;
+	}
+	return client;
 }
 
 /*
  * The connection a listener's child stands for (softirq context): its
- * peer, and whether that peer is remote.  Only a remote peer's input is
- * attributed.
+ * peer -- a remote address, or for a connection from this host the user
+ * whose task connected it, whose socket the child keeps to follow what it
+ * relays.  The MPTCP socket of an MPTCP connection gets its first
+ * subflow's.
  */
 static void hook_inet_csk_clone(struct sock *const newsk,
 				const struct request_sock *const req)
@@ -174,8 +386,9 @@ static void hook_inet_csk_clone(struct sock *const newsk,
 	struct brute_sock_security *const bs = brute_sock(newsk);
 	const struct inet_request_sock *const ireq = inet_rsk(req);
 	struct brute_peer peer;
+	struct sock *client;
 
-	if (!brute_tcp(newsk) || !bs->input.endpoint.net)
+	if (!brute_inet_stream(newsk) || !bs->input.endpoint.net)
 		return;
 	if (req->rsk_ops->family == AF_INET)
 		brute_peer_set_v4(&peer, ireq->ir_rmt_addr);
@@ -183,11 +396,35 @@ static void hook_inet_csk_clone(struct sock *const newsk,
 	else
 		brute_peer_set_v6(&peer, &ireq->ir_v6_rmt_addr);
 #endif
-	if (brute_peer_local(sock_net(newsk), &peer))
-		return;
-	WRITE_ONCE(bs->remote, true);
-	bs->input.peer = peer;
+	if (!brute_peer_local(sock_net(newsk), &peer)) {
+		WRITE_ONCE(bs->remote, true);
+		bs->input.peer = peer;
+		bs->input.kind = BRUTE_INPUT_REMOTE;
+	} else {
+		client = brute_local_client(sock_net(newsk), req);
+		brute_peer_set_uid(&bs->input.peer, client ?
+				   brute_sock(client)->party : INVALID_UID);
+		bs->client = client;
+		bs->input.kind = BRUTE_INPUT_LOCAL;
+		bs->flags |= BRUTE_SOCK_LOCAL;
+	}
 	bs->input.cookie = sock_gen_cookie(newsk);
+}
+
+/* What a socket holds goes with it (any context). */
+static void hook_sk_free_security(struct sock *const sk)
+{
+	struct brute_sock_security *const bs = brute_sock(sk);
+	struct brute_origin *origin;
+
+	if (bs->client) {
+		sock_put(bs->client);
+		bs->client = NULL;
+	}
+	origin = rcu_dereference_protected(bs->origin, true);
+	if (origin && origin != &brute_origin_mixed)
+		kfree_rcu(origin, rcu);
+	RCU_INIT_POINTER(bs->origin, NULL);
 }
 
 /* A connection this host made was answered from another device. */
@@ -199,23 +436,95 @@ static void hook_inet_conn_established(struct sock *const sk,
 }
 
 /*
+ * Does a ban refuse the peer of an accepted connection?  A connection that
+ * found no ban does not look again before the next ban is made.
+ */
+static bool brute_sock_refused(struct brute_sock_security *const bs)
+{
+	const u32 gen = brute_peers_ban_gen();
+
+	if (READ_ONCE(bs->ban_ok) && READ_ONCE(bs->ban_gen) == gen)
+		return false;
+	if (brute_peers_refused(&brute_peers, &bs->input.endpoint,
+				&bs->input.peer, ktime_get_ns()))
+		return true;
+	WRITE_ONCE(bs->ban_gen, gen);
+	WRITE_ONCE(bs->ban_ok, 1);
+	return false;
+}
+
+/*
+ * The client's socket of a connection request @skb from this host to the
+ * listener @sk (softirq context), with a reference; or NULL.
+ */
+static struct sock *brute_local_requester(const struct sock *const sk,
+					  const struct sk_buff *const skb)
+{
+	struct net *const net = sock_net(sk);
+	struct inet_hashinfo *const hashinfo = net->ipv4.tcp_death_row.hashinfo;
+	const struct tcphdr *const th = tcp_hdr(skb);
+	struct sock *client = NULL;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		client = __inet_lookup_established(net, hashinfo,
+						   ip_hdr(skb)->daddr, th->dest,
+						   ip_hdr(skb)->saddr,
+						   ntohs(th->source),
+						   skb->skb_iif, 0);
+#if IS_BUILTIN(CONFIG_IPV6)
+	else
+		client = __inet6_lookup_established(net, hashinfo,
+						    &ipv6_hdr(skb)->daddr,
+						    th->dest,
+						    &ipv6_hdr(skb)->saddr,
+						    ntohs(th->source),
+						    skb->skb_iif, 0);
+#endif
+	if (client && !sk_fullsock(client)) {
+		sock_gen_put(client);
+		client = NULL;
+	}
+	return client;
+}
+
+/*
  * A connection request (softirq context): a peer banned from the
- * listener's endpoint is dropped before the service sees it.
+ * listener's endpoint is dropped before the service sees it.  A listener
+ * whose share of the peer table holds no ban does not look again before
+ * the next ban is made.  A request from this host is its user's.
  */
 static int hook_inet_conn_request(const struct sock *const sk,
 				  struct sk_buff *const skb,
 				  struct request_sock *const req)
 {
+	struct brute_sock_security *const ls = brute_sock(sk);
 	struct brute_endpoint endpoint;
 	struct brute_peer peer;
+	struct sock *client;
+	u32 gen;
 
-	if (!static_branch_unlikely(&brute_peer_bans) || !brute_tcp(sk))
+	if (!static_branch_unlikely(&brute_peer_bans) || !brute_inet_stream(sk))
 		return 0;
+	gen = brute_peers_ban_gen();
+	if (READ_ONCE(ls->ban_ok) && READ_ONCE(ls->ban_gen) == gen)
+		return 0;
+	brute_endpoint_set_listener(&endpoint, sk);
+	if (!brute_peers_endpoint_banned(&brute_peers, &endpoint)) {
+		WRITE_ONCE(ls->ban_gen, gen);
+		WRITE_ONCE(ls->ban_ok, 1);
+		return 0;
+	}
 	if (skb->protocol == htons(ETH_P_IP))
 		brute_peer_set_v4(&peer, ip_hdr(skb)->saddr);
 	else
 		brute_peer_set_v6(&peer, &ipv6_hdr(skb)->saddr);
-	brute_endpoint_set_listener(&endpoint, sk);
+	if (brute_peer_local(sock_net(sk), &peer)) {
+		client = brute_local_requester(sk, skb);
+		if (!client)
+			return 0;
+		brute_peer_set_uid(&peer, brute_sock(client)->party);
+		sock_put(client);
+	}
 	return brute_peers_refused(&brute_peers, &endpoint, &peer,
 				   ktime_get_ns()) ? -EPERM : 0;
 }
@@ -238,99 +547,112 @@ static int hook_socket_sock_rcv_skb(struct sock *const sk,
 	}
 	if (!static_branch_unlikely(&brute_peer_bans) || !bs->input.cookie)
 		return 0;
-	return brute_peers_refused(&brute_peers, &bs->input.endpoint,
-				   &bs->input.peer, ktime_get_ns()) ? -EPERM : 0;
-}
-
-/* Who answers for the current task: for a Unix client, its "peer". */
-static kuid_t brute_current_principal(void)
-{
-	const struct brute_hierarchy *const hierarchy =
-		brute_task(current)->hierarchy;
-	const struct cred *const cred = current_cred();
-
-	if (hierarchy && READ_ONCE(hierarchy->gain))
-		return KUIDT_INIT(READ_ONCE(hierarchy->principal.val));
-	return brute_principal(cred->user_ns, cred->uid);
+	return brute_sock_refused(bs) ? -EPERM : 0;
 }
 
 /*
  * A Unix stream or seqpacket connection (the client's task context, both
- * sockets locked): the accepted socket @newsk gets the listener's endpoint
- * and the client's user as its peer -- the user who answers for the
- * client, as for a set-ID program: a set-user-ID client is the user who
- * ran it.  A banned client is refused.
+ * sockets locked): the server's end @newsk gets the listener's endpoint and
+ * the client's user as its peer -- the user who answers for the client, as
+ * for a set-ID program: a set-user-ID client is the user who ran it.  Both
+ * ends track what is written to them.  A banned client is refused.
  */
 static int hook_unix_stream_connect(struct sock *const sock,
 				    struct sock *const other,
 				    struct sock *const newsk)
 {
+	const struct brute_sock_security *const ls = brute_sock(other);
 	struct brute_sock_security *const bs = brute_sock(newsk);
+	struct brute_sock_security *const cs = brute_sock(sock);
 	struct brute_input *const input = &bs->input;
 
+	brute_sock_set_maker(cs);
+	cs->flags |= BRUTE_SOCK_RELAY;
 	memset(input, 0, sizeof(*input));
-	brute_endpoint_set_net(&input->endpoint, sock_net(other));
-	input->endpoint.family = AF_UNIX;
+	brute_endpoint_set_unix(&input->endpoint, other);
 	/* The listener is locked and alive: its socket is there. */
-	input->endpoint.addr.ino = SOCK_INODE(other->sk_socket)->i_ino;
-	input->peer.family = AF_UNIX;
-	input->peer.addr.uid = brute_current_principal();
+	input->lino = SOCK_INODE(other->sk_socket)->i_ino;
+	brute_peer_set_uid(&input->peer, cs->party);
+	input->kind = BRUTE_INPUT_LOCAL;
 	input->cookie = sock_gen_cookie(newsk);
+	bs->party = ls->party;
+	bs->owner = ls->owner;
+	bs->userns = ls->userns;
+	bs->flags = BRUTE_SOCK_LOCAL | BRUTE_SOCK_RELAY |
+		    (ls->flags & BRUTE_SOCK_PLAIN);
 	if (!static_branch_unlikely(&brute_peer_bans))
 		return 0;
 	return brute_peers_refused(&brute_peers, &input->endpoint,
 				   &input->peer, ktime_get_ns()) ? -EPERM : 0;
 }
 
-/* A Unix peer of another user than the reader, and not root. */
-static bool brute_unix_other_user(const struct brute_peer *const peer)
+/*
+ * A read from a Unix socket that is not a connection a party answers for:
+ * the client's end of a connection, a pair, datagrams.  What the other end
+ * relayed is that origin's; what root or the reader's own user wrote
+ * themselves is the process's own; anything else is another source.
+ */
+static void brute_unix_read(struct sock *const sk)
 {
-	return !uid_eq(peer->addr.uid, current_euid()) &&
-	       !uid_eq(peer->addr.uid, GLOBAL_ROOT_UID);
+	const struct brute_sock_security *ws;
+	const struct brute_origin *origin;
+	struct sock *writer;
+
+	if (!brute_input_serving())
+		return;
+	unix_state_lock(sk);
+	writer = unix_peer(sk);
+	if (writer)
+		sock_hold(writer);
+	unix_state_unlock(sk);
+	if (!writer) {
+		brute_input_other();
+		return;
+	}
+	ws = brute_sock(writer);
+	rcu_read_lock();
+	origin = rcu_dereference(ws->origin);
+	if (origin)
+		brute_input_relayed(origin);
+	else if (!uid_eq(ws->party, GLOBAL_ROOT_UID) &&
+		 !uid_eq(ws->party, current_euid()))
+		brute_input_other();
+	rcu_read_unlock();
+	sock_put(writer);
 }
 
 /*
- * The current task reads input from @sock.  Input from a peer crosses a
- * boundary and, on a connection Brute attributes, becomes the task's last
- * input; a banned peer's input is refused.
+ * The current task reads input from @sk.  A connection a party answers for
+ * is that party's input (its ban refuses it); anything else is another
+ * source.  Input from a remote peer crosses the network boundary; a local
+ * connection's party is known once its client wrote: the local and Unix
+ * boundaries are crossed when a crash follows (task.c).
  */
-static int brute_input_read(struct socket *const sock)
+static int brute_sock_read(struct sock *const sk)
 {
-	const struct sock *const sk = sock->sk;
-	struct brute_task_security *ts;
+	struct brute_sock_security *const bs = brute_sock(sk);
 	struct brute_hierarchy *hierarchy;
-	struct brute_sock_security *bs;
-	u32 boundary;
+	u32 boundary = 0;
 
-	if (!sk)
-		return 0;
-	bs = brute_sock(sk);
-	/* Most sockets: no peer to attribute, none remote. */
-	if (!bs->input.cookie && !READ_ONCE(bs->remote))
-		return 0;
-	ts = brute_task(current);
-	hierarchy = ts->hierarchy;
+	hierarchy = brute_task(current)->hierarchy;
 	if (!hierarchy || (current->flags & PF_KTHREAD))
 		return 0;
-	if (!bs->input.cookie) {
-		if (!brute_inet(sk))
-			return 0;
-		boundary = BRUTE_BOUNDARY_NETWORK;
-	} else {
+	if (bs->input.cookie) {
 		if (static_branch_unlikely(&brute_peer_bans) &&
-		    brute_peers_refused(&brute_peers, &bs->input.endpoint,
-					&bs->input.peer, ktime_get_ns()))
+		    brute_sock_refused(bs))
 			return -EPERM;
-		if (bs->input.endpoint.family != AF_UNIX)
+		brute_input_connection(sk);
+		if (bs->input.kind == BRUTE_INPUT_REMOTE)
 			boundary = BRUTE_BOUNDARY_NETWORK;
-		else if (brute_unix_other_user(&bs->input.peer))
-			boundary = BRUTE_BOUNDARY_UNIX;
-		else
-			return 0;
-		if (ts->input.cookie != bs->input.cookie)
-			ts->input = bs->input;
+	} else if (sk->sk_family == AF_UNIX) {
+		brute_unix_read(sk);
+	} else if (sk->sk_family != AF_NETLINK) {
+		if (brute_input_serving())
+			brute_input_other();
+		if (brute_inet(sk) && READ_ONCE(bs->remote))
+			boundary = BRUTE_BOUNDARY_NETWORK;
 	}
-	if (!(READ_ONCE(hierarchy->boundaries) & boundary))
+	if (boundary && !(READ_ONCE(hierarchy->boundaries) & boundary))
 		brute_hierarchy_cross(hierarchy, boundary, current_cred(),
 				      current_cred());
 	return 0;
@@ -340,37 +662,67 @@ static int hook_socket_recvmsg(struct socket *const sock,
 			       struct msghdr *const msg, const int size,
 			       const int flags)
 {
-	return brute_input_read(sock);
+	return sock->sk ? brute_sock_read(sock->sk) : 0;
 }
 
-/* read(), splice() and sendfile() from a socket check the file. */
+/* What a proxy writes to a local connection carries its origin. */
+static int hook_socket_sendmsg(struct socket *const sock,
+			       struct msghdr *const msg, const int size)
+{
+	struct sock *const sk = sock->sk;
+
+	if (sk && (brute_sock(sk)->flags & BRUTE_SOCK_RELAY) &&
+	    brute_task(current)->hierarchy && !(current->flags & PF_KTHREAD))
+		brute_input_wrote(sk);
+	return 0;
+}
+
+/*
+ * read(), splice() and sendfile() from a socket check the file, and so do
+ * reads and writes of pipes.
+ */
 static int hook_file_permission(struct file *const file, const int mask)
 {
+	const umode_t mode = file_inode(file)->i_mode;
 	struct socket *sock;
 
-	if (!(mask & MAY_READ) || !S_ISSOCK(file_inode(file)->i_mode))
+	if (S_ISFIFO(mode)) {
+		/* Anonymous pipes are a process family's own (input.c). */
+		if ((mask & (MAY_READ | MAY_WRITE)) &&
+		    file_inode(file)->i_sb->s_magic != PIPEFS_MAGIC &&
+		    !(current->flags & PF_KTHREAD))
+			brute_input_pipe(file, mask);
+		return 0;
+	}
+	if (!(mask & MAY_READ) || !S_ISSOCK(mode))
 		return 0;
 	sock = sock_from_file(file);
-	return sock ? brute_input_read(sock) : 0;
+	return sock && sock->sk ? brute_sock_read(sock->sk) : 0;
 }
 
 /* TCP's zero-copy receive maps the data without recvmsg(). */
 static int hook_socket_getsockopt(struct socket *const sock, const int level,
 				  const int optname)
 {
-	if (level != SOL_TCP || optname != TCP_ZEROCOPY_RECEIVE)
+	if (level != SOL_TCP || optname != TCP_ZEROCOPY_RECEIVE || !sock->sk)
 		return 0;
-	return brute_input_read(sock);
+	return brute_sock_read(sock->sk);
 }
 
 static struct security_hook_list brute_net_hooks[] __ro_after_init = {
+	LSM_HOOK_INIT(socket_post_create, hook_socket_post_create),
+	LSM_HOOK_INIT(socket_socketpair, hook_socket_socketpair),
+	LSM_HOOK_INIT(socket_connect, hook_socket_connect),
+	LSM_HOOK_INIT(mptcp_add_subflow, hook_mptcp_add_subflow),
 	LSM_HOOK_INIT(sk_clone_security, hook_sk_clone_security),
+	LSM_HOOK_INIT(sk_free_security, hook_sk_free_security),
 	LSM_HOOK_INIT(inet_csk_clone, hook_inet_csk_clone),
 	LSM_HOOK_INIT(inet_conn_established, hook_inet_conn_established),
 	LSM_HOOK_INIT(inet_conn_request, hook_inet_conn_request),
 	LSM_HOOK_INIT(socket_sock_rcv_skb, hook_socket_sock_rcv_skb),
 	LSM_HOOK_INIT(unix_stream_connect, hook_unix_stream_connect),
 	LSM_HOOK_INIT(socket_recvmsg, hook_socket_recvmsg),
+	LSM_HOOK_INIT(socket_sendmsg, hook_socket_sendmsg),
 	LSM_HOOK_INIT(socket_getsockopt, hook_socket_getsockopt),
 	LSM_HOOK_INIT(file_permission, hook_file_permission),
 };
@@ -380,6 +732,7 @@ static struct security_hook_list brute_net_hooks[] __ro_after_init = {
  */
 __init void brute_net_add_hooks(void)
 {
+	get_random_bytes(&brute_unix_key, sizeof(brute_unix_key));
 	security_add_hooks(brute_net_hooks, ARRAY_SIZE(brute_net_hooks),
 			   &brute_lsmid);
 }

@@ -22,12 +22,17 @@
  * recently charged entry without a ban makes room; in a full table, any
  * endpoint's.  So an attack on one endpoint pushes out counts (never a
  * ban) of its own peers only, and fills with bans only its own share: the
- * table is full of bans only when four shares are.  The endpoints in the
- * network namespaces a user made (in user namespaces of their own, where
- * they may set up peers of their own) have one share in all: a user
- * cannot fill the table with bans of their own making.  Whatever
- * an attacker does, the backstop on the attacked hierarchy (task.c)
- * bounds the crashes one memory image takes.
+ * table is full of bans only when four shares are.  The endpoints a user
+ * made without privilege -- listeners of their own, and every endpoint in
+ * the network namespaces of their user namespaces, where they may set up
+ * peers of their own -- have one share in all: a user cannot fill the
+ * table with bans of their own making, however many ports they listen on.
+ * Whatever an attacker does, the backstop on the attacked hierarchy
+ * (task.c) bounds the crashes one memory image takes.
+ *
+ * Bans are enforced in mode 2 only.  The paths they guard look nothing up
+ * while no peer is banned (brute_peer_bans), and a socket or listener that
+ * found no ban remembers it until the next ban (brute_peer_ban_gen).
  */
 
 #include <linux/in.h>
@@ -38,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
 #include <net/ipv6.h>
@@ -53,11 +59,18 @@
  * @key: The endpoint and the peer (or its enclosing prefix); for a share
  *       entry, the share's endpoint or user alone (peer family AF_UNSPEC).
  * @entries: A share entry's count of the entries in its share.
+ * @banned: A share entry's count of the bans in force in its share.
+ * @lino: With a Unix endpoint, its listener's socket inode number when
+ *        the entry was made.
+ * @lpath: With a Unix endpoint, its bound name.
  */
 struct brute_peer_entry {
 	struct brute_entry entry;
 	struct brute_peer_key key;
 	unsigned int entries;
+	unsigned int banned;
+	u64 lino;
+	char lpath[BRUTE_LPATH_LEN];
 };
 
 static void brute_peers_gc_work(struct work_struct *work);
@@ -68,6 +81,7 @@ struct brute_peers brute_peers;
 
 DEFINE_STATIC_KEY_FALSE(brute_peer_bans);
 static DEFINE_MUTEX(brute_peer_bans_mutex);
+atomic_t brute_peer_ban_gen = ATOMIC_INIT(0);
 
 /*
  * Make brute_peer_bans say whether the table of the running system holds a
@@ -122,7 +136,9 @@ static bool brute_peer_match(const struct brute_entry *entry,
 static void brute_peer_release(struct brute_entry *entry,
 			       enum brute_unban_reason reason)
 {
-	brute_audit_peer_unban(&brute_peer_entry(entry)->key, reason,
+	const struct brute_peer_entry *peer = brute_peer_entry(entry);
+
+	brute_audit_peer_unban(&peer->key, peer->lino, peer->lpath, reason,
 			       atomic_read(&entry->denied));
 }
 
@@ -132,18 +148,20 @@ static bool brute_peer_key_share(const struct brute_peer_key *key)
 }
 
 /*
- * The key of the entry that counts the share of @endpoint: the endpoint
- * itself, or for an endpoint in a user's network namespace, that user (for
- * root, that container).
+ * The key of the entry that counts the share of @endpoint: for an endpoint
+ * a user made without privilege, that user (for an endpoint in a network
+ * namespace root made in a user namespace, that container); for any other
+ * endpoint (a service's), the endpoint itself.
  */
 static void brute_share_key_set(struct brute_peer_key *key,
 				const struct brute_endpoint *endpoint)
 {
 	memset(key, 0, sizeof(*key));
-	if (endpoint->owned) {
+	if (endpoint->plain || endpoint->owned) {
 		key->endpoint.owner = endpoint->owner;
 		key->endpoint.userns = endpoint->userns;
-		key->endpoint.owned = true;
+		key->endpoint.plain = true;
+		key->endpoint.owned = endpoint->owned;
 	} else {
 		key->endpoint = *endpoint;
 	}
@@ -152,10 +170,11 @@ static void brute_share_key_set(struct brute_peer_key *key,
 static bool brute_same_share(const struct brute_endpoint *a,
 			     const struct brute_endpoint *b)
 {
-	if (a->owned || b->owned)
-		return a->owned && b->owned && uid_eq(a->owner, b->owner) &&
-		       a->userns == b->userns;
-	return !memcmp(a, b, sizeof(*a));
+	struct brute_peer_key x, y;
+
+	brute_share_key_set(&x, a);
+	brute_share_key_set(&y, b);
+	return !memcmp(&x.endpoint, &y.endpoint, sizeof(x.endpoint));
 }
 
 static struct brute_peer_entry *
@@ -173,6 +192,17 @@ static bool brute_peer_forget(struct brute_entry *entry)
 	return !brute_peer_entry(entry)->entries;
 }
 
+/* The count of the bans in force of a prefix length of a family. */
+static u32 *brute_peers_banned_count(struct brute_peers *peers,
+				     const struct brute_peer *peer)
+{
+	if (peer->family == AF_INET && peer->prefix <= 32)
+		return &peers->banned_v4[peer->prefix];
+	if (peer->family == AF_INET6 && peer->prefix <= 128)
+		return &peers->banned_v6[peer->prefix];
+	return NULL;
+}
+
 static void brute_peer_detach(struct brute_table *table,
 			      struct brute_entry *entry)
 {
@@ -181,16 +211,47 @@ static void brute_peer_detach(struct brute_table *table,
 	const struct brute_peer_entry *const peer = brute_peer_entry(entry);
 	struct brute_peer_entry *share;
 	struct brute_peer_key key;
+	u32 *banned;
 
 	if (brute_peer_key_share(&peer->key)) {
 		peers->shares--;
 		return;
 	}
+	if (entry->ban_until_ns) {
+		banned = brute_peers_banned_count(peers, &peer->key.peer);
+		if (banned && !WARN_ON_ONCE(!*banned))
+			WRITE_ONCE(*banned, *banned - 1);
+	}
 	/* Gone first when the whole table is flushed. */
 	brute_share_key_set(&key, &peer->key.endpoint);
 	share = brute_peers_lookup(peers, &key);
-	if (share && !WARN_ON_ONCE(!share->entries))
+	if (!share)
+		return;
+	if (!WARN_ON_ONCE(!share->entries))
 		share->entries--;
+	if (entry->ban_until_ns && !WARN_ON_ONCE(!share->banned))
+		WRITE_ONCE(share->banned, share->banned - 1);
+}
+
+/*
+ * Ban @entry of @share (or extend its ban): a new ban is counted in its
+ * share and its prefix length, and moves the ban generation on.
+ */
+static void brute_peers_ban(struct brute_peers *peers,
+			    struct brute_peer_entry *share,
+			    struct brute_peer_entry *peer, u64 now, u64 ban_ns)
+{
+	u32 *banned;
+
+	if (!peer->entry.ban_until_ns) {
+		WRITE_ONCE(share->banned, share->banned + 1);
+		banned = brute_peers_banned_count(peers, &peer->key.peer);
+		if (banned)
+			WRITE_ONCE(*banned, *banned + 1);
+	}
+	brute_table_ban(&peers->table, &peer->entry, now, ban_ns);
+	if (peers == &brute_peers)
+		atomic_inc(&brute_peer_ban_gen);
 }
 
 static const struct brute_table_ops brute_peer_ops = {
@@ -272,14 +333,17 @@ void brute_peer_key_set(struct brute_peer_key *key,
  * @buf: Where to write the fields, NUL-terminated.
  * @len: Size of @buf; BRUTE_PEER_KEY_LEN is always enough.
  * @key: The peer and the endpoint.
+ * @lino: With a Unix endpoint, its listener's socket inode number.
  *
  * Writes "peer=ADDR/PREFIX netns=INUM transport=tcp laddr=ADDR lport=PORT",
- * or for a Unix peer "peer=uid:UID peer_uid=UID netns=INUM transport=unix
- * lino=INODE": the fields of the audit records and of the peers file (not
- * "proto": auparse takes a field of that name for a protocol number).
+ * or for a local user "peer=uid:UID peer_uid=UID" and the endpoint, a Unix
+ * one as "transport=unix lino=INODE": the fields of the audit records and
+ * of the peers file (not "proto": auparse takes a field of that name for a
+ * protocol number).  A Unix endpoint's name (lpath=) is the caller's to
+ * add, escaped as its destination needs.
  */
 void brute_peer_key_format(char *buf, size_t len,
-			   const struct brute_peer_key *key)
+			   const struct brute_peer_key *key, u64 lino)
 {
 	const struct brute_endpoint *ep = &key->endpoint;
 	const struct brute_peer *peer = &key->peer;
@@ -311,8 +375,7 @@ void brute_peer_key_format(char *buf, size_t len,
 			  &ep->addr.v6, ep->port);
 		break;
 	default:
-		scnprintf(buf + n, len - n, " transport=unix lino=%llu",
-			  ep->addr.ino);
+		scnprintf(buf + n, len - n, " transport=unix lino=%llu", lino);
 		break;
 	}
 }
@@ -446,45 +509,71 @@ static struct brute_entry *brute_peers_get(struct brute_peers *peers,
 	return &brute_peers_insert(peers, key, new, now)->entry;
 }
 
-static struct brute_peer_entry *brute_peer_alloc(void)
+/* A new entry for a peer of @input's endpoint (its name with a Unix one). */
+static struct brute_peer_entry *brute_peer_alloc(const struct brute_input *input,
+						 const char *lpath)
 {
-	return kmem_cache_zalloc(brute_peer_cache,
+	struct brute_peer_entry *peer;
+
+	peer = kmem_cache_zalloc(brute_peer_cache,
 				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (peer && input->endpoint.family == AF_UNIX) {
+		peer->lino = input->lino;
+		strscpy(peer->lpath, lpath ?: "?", sizeof(peer->lpath));
+	}
+	return peer;
+}
+
+/*
+ * A peer's verdict: min_faults crashes at a fast pace (min_faults is
+ * @min for an enclosing prefix).  There is no slow verdict on a peer: a
+ * client whose requests hit an ordinary bug now and then is never banned
+ * for it, and a slow attacker is bounded by the backstop of the service.
+ */
+static enum brute_verdict brute_peer_verdict(const struct brute_stats *stats,
+					     u32 min,
+					     const struct brute_params *params)
+{
+	if (stats->faults < min)
+		return BRUTE_VERDICT_NONE;
+	if (stats->ema_ns < (u64)params->threshold_ms * NSEC_PER_MSEC)
+		return BRUTE_VERDICT_FAST;
+	return BRUTE_VERDICT_NONE;
 }
 
 /**
  * brute_peers_charge() - Count a crash against a peer at an endpoint
  * @peers: The table.
- * @input: The connection the crashing task read last.
+ * @input: Who answers for the crash's input, and where it arrived.
+ * @lpath: With a Unix endpoint, its bound name, for the operator.
  * @now: Time of the crash, from ktime_get_ns().
  * @ban_ns: How long a verdict bans the peer; 0: no ban.
  * @params: Detection parameters.
  * @charge: The outcome.
  *
- * The peer's entry gives a verdict as a (user, target) entry does
- * (min_faults fast crashes, or max_faults); its enclosing prefix gives one
- * at escalate_faults fast crashes.  A verdict restarts the statistics of
- * its entry, so that an attack that goes on (input already queued when the
- * ban came) is detected, and the ban extended, again.  The crash is not
- * counted when the endpoint's share holds only bans, or the whole table
- * does.
+ * The peer's entry gives a verdict at min_faults fast crashes; its
+ * enclosing prefix gives one at escalate_faults fast crashes.  A verdict
+ * restarts the statistics of its entry, so that an attack that goes on
+ * (input already queued when the ban came) is detected, and the ban
+ * extended, again.  The crash is not counted when the endpoint's share
+ * holds only bans, or the whole table does.
  *
  * Context: Task context: may sleep.
  */
 void brute_peers_charge(struct brute_peers *peers,
-			const struct brute_input *input, u64 now, u64 ban_ns,
-			const struct brute_params *params,
+			const struct brute_input *input, const char *lpath,
+			u64 now, u64 ban_ns, const struct brute_params *params,
 			struct brute_peer_charge *charge)
 {
 	const u64 forget_ns = (u64)params->forget_time_s * NSEC_PER_SEC;
 	struct brute_peer_entry *new, *new_prefix = NULL, *new_share;
-	struct brute_params prefix_params = *params;
 	struct brute_table *const table = &peers->table;
 	struct brute_peer_entry *share;
 	struct brute_entry *entry;
 	u16 prefix, enclosing;
 
 	memset(charge, 0, sizeof(*charge));
+	charge->lino = input->lino;
 	brute_peer_prefixes(input->peer.family, params, &prefix, &enclosing);
 	brute_peer_key_set(&charge->key, &input->endpoint, &input->peer,
 			   prefix);
@@ -492,10 +581,10 @@ void brute_peers_charge(struct brute_peers *peers,
 		brute_peer_key_set(&charge->prefix, &input->endpoint,
 				   &input->peer, enclosing);
 
-	new = brute_peer_alloc();
-	new_share = brute_peer_alloc();
+	new = brute_peer_alloc(input, lpath);
+	new_share = brute_peer_alloc(input, lpath);
 	if (enclosing)
-		new_prefix = brute_peer_alloc();
+		new_prefix = brute_peer_alloc(input, lpath);
 
 	spin_lock(&table->lock);
 	share = brute_peers_share_get(peers, &input->endpoint, &new_share, now,
@@ -509,12 +598,14 @@ void brute_peers_charge(struct brute_peers *peers,
 	charge->charged = true;
 	charge->period_ns = brute_stats_update(&entry->stats, now, params);
 	charge->stats = entry->stats;
-	charge->verdict = brute_verdict(&entry->stats, params);
+	charge->verdict = brute_peer_verdict(&entry->stats, params->min_faults,
+					     params);
 	if (charge->verdict != BRUTE_VERDICT_NONE) {
 		brute_stats_reset(&entry->stats, now);
 		entry->attacks++;
 		if (ban_ns) {
-			brute_table_ban(table, entry, now, ban_ns);
+			brute_peers_ban(peers, share, brute_peer_entry(entry),
+					now, ban_ns);
 			charge->banned = true;
 		}
 	}
@@ -529,14 +620,13 @@ void brute_peers_charge(struct brute_peers *peers,
 		goto touch;
 	brute_stats_update(&entry->stats, now, params);
 	charge->prefix_faults = entry->stats.faults;
-	prefix_params.min_faults = params->escalate_faults;
-	prefix_params.max_faults = max(params->max_faults,
-				       params->escalate_faults);
-	if (brute_verdict(&entry->stats, &prefix_params) != BRUTE_VERDICT_NONE) {
+	if (brute_peer_verdict(&entry->stats, params->escalate_faults,
+			       params) != BRUTE_VERDICT_NONE) {
 		brute_stats_reset(&entry->stats, now);
 		entry->attacks++;
 		if (ban_ns) {
-			brute_table_ban(table, entry, now, ban_ns);
+			brute_peers_ban(peers, share, brute_peer_entry(entry),
+					now, ban_ns);
 			charge->escalated = true;
 		}
 	}
@@ -583,30 +673,75 @@ static bool brute_peers_banned(struct brute_peers *peers,
  * @peer: The peer, as read from a connection or a connection request.
  * @now: The current time, from ktime_get_ns().
  *
- * Counts the refusal in the ban.
+ * A ban refuses in mode 2 only.  Bans of every prefix length in force are
+ * looked up, so that a change of peer_prefix_v4 or _v6 (or of the
+ * escalation prefixes) leaves the bans made before it in force.  Counts
+ * the refusal in the ban.
  *
  * Context: Any, softirq included; takes no lock.
- * Return: True if a ban in force on the peer, or on its enclosing prefix,
- * refuses it.
+ * Return: True if a ban in force on the peer, or on a prefix that holds
+ * it, refuses it.
  */
 bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now)
 {
-	struct brute_params params;
-	u16 prefix, enclosing;
-	bool refused;
+	const u32 *banned;
+	bool refused = false;
+	u16 len, max;
 
 	if (!brute_table_banned(&peers->table))
 		return false;
-	brute_params_get(&params);
-	brute_peer_prefixes(peer->family, &params, &prefix, &enclosing);
+	if (peers == &brute_peers && brute_mode() != BRUTE_MODE_KILL)
+		return false;
+	switch (peer->family) {
+	case AF_INET:
+		banned = peers->banned_v4;
+		max = 32;
+		break;
+	case AF_INET6:
+		banned = peers->banned_v6;
+		max = 128;
+		break;
+	default:
+		rcu_read_lock();
+		refused = brute_peers_banned(peers, endpoint, peer, 0, now);
+		rcu_read_unlock();
+		return refused;
+	}
 	rcu_read_lock();
-	refused = brute_peers_banned(peers, endpoint, peer, prefix, now) ||
-		  (enclosing &&
-		   brute_peers_banned(peers, endpoint, peer, enclosing, now));
+	for (len = 0; len <= max && !refused; len++)
+		if (READ_ONCE(banned[len]))
+			refused = brute_peers_banned(peers, endpoint, peer, len,
+						     now);
 	rcu_read_unlock();
 	return refused;
+}
+
+/**
+ * brute_peers_endpoint_banned() - Tell whether an endpoint may refuse
+ * @peers: The table.
+ * @endpoint: The endpoint.
+ *
+ * Context: Any, softirq included; takes no lock.
+ * Return: False if no ban is in force in the endpoint's share of the table
+ * (it refuses no peer); true otherwise.
+ */
+bool brute_peers_endpoint_banned(struct brute_peers *peers,
+				 const struct brute_endpoint *endpoint)
+{
+	struct brute_peer_entry *share;
+	struct brute_peer_key key;
+	bool banned;
+
+	if (!brute_table_banned(&peers->table))
+		return false;
+	brute_share_key_set(&key, endpoint);
+	rcu_read_lock();
+	share = brute_peers_lookup(peers, &key);
+	banned = share && READ_ONCE(share->banned);
+	rcu_read_unlock();
+	return banned;
 }
 
 /* Two peers overlap: one's prefix holds the other's address. */
@@ -676,8 +811,14 @@ void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now)
 
 		if (brute_peer_key_share(&peer->key))
 			continue;
-		brute_peer_key_format(key, sizeof(key), &peer->key);
+		brute_peer_key_format(key, sizeof(key), &peer->key, peer->lino);
 		seq_puts(m, key);
+		if (peer->key.endpoint.family == AF_UNIX) {
+			seq_puts(m, " lpath=");
+			seq_escape_str(m, peer->lpath,
+				       ESCAPE_OCTAL | ESCAPE_NAP | ESCAPE_APPEND,
+				       " \t\n\\=");
+		}
 		seq_printf(m,
 			   " faults=%u attacks=%u ema_ms=%llu idle_ms=%llu ban_left_s=%llu refused=%u\n",
 			   entry->stats.faults, entry->attacks,
@@ -711,6 +852,8 @@ void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc)
 {
 	brute_table_init(&peers->table, gc, &brute_peer_ops);
 	peers->shares = 0;
+	memset(peers->banned_v4, 0, sizeof(peers->banned_v4));
+	memset(peers->banned_v6, 0, sizeof(peers->banned_v6));
 }
 
 /**
@@ -799,6 +942,8 @@ static void test_peers_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
 	KUNIT_EXPECT_EQ(test, 0, peers->shares);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->table.banned));
+	KUNIT_EXPECT_EQ(test, 0, peers->banned_v4[32] + peers->banned_v4[24] +
+			peers->banned_v6[64] + peers->banned_v6[48]);
 }
 
 static struct brute_peer_charge test_peer_charge(struct brute_peers *peers,
@@ -810,7 +955,8 @@ static struct brute_peer_charge test_peer_charge(struct brute_peers *peers,
 	/* Stops at a ban, so that the outcome returned is the ban's. */
 	while (count-- > 0 && !charge.banned && !charge.escalated) {
 		*now += 10 * MS;
-		brute_peers_charge(peers, in, *now, BAN, &peer_params, &charge);
+		brute_peers_charge(peers, in, NULL, *now, BAN, &peer_params,
+				   &charge);
 	}
 	return charge;
 }
@@ -901,7 +1047,7 @@ static void test_peers_v6_and_unix(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &a.endpoint,
 						    &a.peer, now));
-	brute_peer_key_format(line, sizeof(line), &charge.key);
+	brute_peer_key_format(line, sizeof(line), &charge.key, 12345);
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=2001:db8::/64 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
 			   line);
@@ -911,13 +1057,14 @@ static void test_peers_v6_and_unix(struct kunit *test)
 	u.endpoint.net = 1;
 	u.endpoint.netns = 4026531840U;
 	u.endpoint.family = AF_UNIX;
-	u.endpoint.addr.ino = 12345;
+	u.endpoint.addr.path = 0x1234567890abcdefULL;
+	u.lino = 12345;
 	u.peer.family = AF_UNIX;
 	u.peer.addr.uid = KUIDT_INIT(4243);
 	charge = test_peer_charge(peers, &u, &now, 5);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_EQ(test, 0, charge.prefix.peer.prefix);
-	brute_peer_key_format(line, sizeof(line), &charge.key);
+	brute_peer_key_format(line, sizeof(line), &charge.key, 12345);
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=uid:4243 peer_uid=4243 netns=4026531840 transport=unix lino=12345",
 			   line);
@@ -983,7 +1130,7 @@ static void test_peers_share(struct kunit *test)
 	charge = test_peer_charge(peers, &late, &now, 1);
 	KUNIT_EXPECT_FALSE(test, charge.charged);
 	KUNIT_EXPECT_FALSE(test, charge.banned);
-	brute_peer_key_format(line, sizeof(line), &charge.key);
+	brute_peer_key_format(line, sizeof(line), &charge.key, 12345);
 	KUNIT_EXPECT_STREQ(test,
 			   "peer=12.0.0.1/32 netns=4026531840 transport=tcp laddr=10.0.0.1 lport=7777",
 			   line);
@@ -1156,6 +1303,94 @@ static void test_peers_forget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, peers->table.count);
 }
 
+/*
+ * A ban stays in force when the prefix length of peers changes: the
+ * lengths of the bans in force are looked up, not the current one.
+ */
+static void test_peers_prefix_change(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	const struct brute_input in = test_input_v4(7777, 0x0a000205);
+	struct brute_params params = peer_params;
+	struct brute_peer_charge charge = {};
+	u64 now = 0;
+
+	charge = test_peer_charge(peers, &in, &now, 5);
+	KUNIT_ASSERT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_EQ(test, 1, peers->banned_v4[32]);
+	/* Charged at /28 from now on: the /32 ban still refuses. */
+	params.peer_prefix_v4 = 28;
+	params.escalate_prefix_v4 = 16;
+	brute_peers_charge(peers, &in, NULL, now + MS, BAN, &params, &charge);
+	KUNIT_EXPECT_EQ(test, 28, charge.key.peer.prefix);
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &in.endpoint,
+						    &in.peer, now + 2 * MS));
+	KUNIT_EXPECT_EQ(test, 1, brute_peers_lift(peers, NULL, false));
+	KUNIT_EXPECT_EQ(test, 0, peers->banned_v4[32]);
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &in.endpoint,
+						     &in.peer, now + 3 * MS));
+}
+
+/* A peer is never banned for crashes that come slowly, however many. */
+static void test_peers_no_slow_verdict(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	const struct brute_input in = test_input_v4(7777, 0x0a000205);
+	struct brute_peer_charge charge = {};
+	u64 now = 0;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		now += 600 * NSEC_PER_SEC;
+		brute_peers_charge(peers, &in, NULL, now, BAN, &peer_params,
+				   &charge);
+		KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_NONE, charge.verdict);
+	}
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &in.endpoint,
+						     &in.peer, now));
+}
+
+/*
+ * The endpoints a user made without privilege have one share in all,
+ * whatever their ports; a service's endpoint has its own.  An endpoint
+ * whose share holds no ban refuses nobody; one of a share that holds a ban
+ * may refuse (the others of the share look their peers up).
+ */
+static void test_peers_plain_share(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	struct brute_peer_charge charge;
+	struct brute_input in, root;
+	u64 now = 0;
+	u32 i;
+
+	for (i = 0; i < 6; i++) {
+		in = test_input_v4(8000 + i, 0x0b000001 + (i << 8));
+		in.endpoint.owner = KUIDT_INIT(1000);
+		in.endpoint.plain = true;
+		/* The share's bans are every endpoint's in it. */
+		KUNIT_EXPECT_EQ(test, i > 0,
+				brute_peers_endpoint_banned(peers,
+							    &in.endpoint));
+		charge = test_peer_charge(peers, &in, &now, 5);
+		if (i < 4)
+			KUNIT_EXPECT_TRUE(test, charge.banned);
+		else
+			KUNIT_EXPECT_FALSE(test, charge.charged);
+	}
+	KUNIT_EXPECT_TRUE(test, brute_peers_endpoint_banned(peers,
+							    &in.endpoint));
+	root = test_input_v4(8100, 0x0c000001);
+	KUNIT_EXPECT_FALSE(test, brute_peers_endpoint_banned(peers,
+							     &root.endpoint));
+	charge = test_peer_charge(peers, &root, &now, 5);
+	KUNIT_EXPECT_TRUE(test, charge.banned);
+	KUNIT_EXPECT_TRUE(test, brute_peers_endpoint_banned(peers,
+							    &root.endpoint));
+	KUNIT_EXPECT_EQ(test, 2, peers->shares);
+	KUNIT_EXPECT_EQ(test, 5, atomic_read(&peers->table.banned));
+}
+
 static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_ban),
 	KUNIT_CASE(test_peers_escalate),
@@ -1166,6 +1401,9 @@ static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_full_of_bans),
 	KUNIT_CASE(test_peers_lift),
 	KUNIT_CASE(test_peers_forget),
+	KUNIT_CASE(test_peers_prefix_change),
+	KUNIT_CASE(test_peers_no_slow_verdict),
+	KUNIT_CASE(test_peers_plain_share),
 	{}
 };
 

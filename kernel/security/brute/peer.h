@@ -20,16 +20,20 @@
  * struct brute_endpoint - Where a connection arrived: a service endpoint
  * @net: The cookie of the network namespace (never reused).
  * @netns: The inode number of the network namespace, for the operator.
- * @family: AF_INET or AF_INET6 (a TCP listener), or AF_UNIX (a Unix stream
- *          or seqpacket listener).
+ * @family: AF_INET or AF_INET6 (a TCP or MPTCP listener), or AF_UNIX (a
+ *          Unix stream or seqpacket listener).
  * @port: The TCP port the listener is bound to (host order); 0 for Unix.
  * @addr: The address the TCP listener is bound to (maybe the wildcard), or
- *        the inode number of the Unix listener's socket (as
- *        /proc/net/unix and ss(8) show it).
- * @owner: With @owned, the user who created the outermost user namespace
- *         that holds the network namespace.
+ *        a hash of the name the Unix listener is bound to (keyed with a
+ *        random key: a service that makes its socket again keeps its
+ *        endpoint).
+ * @owner: Who made the endpoint: the user who created the outermost user
+ *         namespace that holds the network namespace (@owned), else the
+ *         user of the task that made the listener.
  * @userns: With @owned and a root @owner, the inode number of that user
  *          namespace (a container that root made); else 0.
+ * @plain: @owner made it without privilege (or in a user namespace of
+ *         theirs): what it receives is @owner's own doing.
  * @owned: The network namespace belongs to a user namespace other than the
  *         initial one: a user made it, without privileges on the host.
  */
@@ -41,11 +45,12 @@ struct brute_endpoint {
 	union {
 		__be32 v4;
 		struct in6_addr v6;
-		u64 ino;
+		u64 path;
 	} addr;
 	kuid_t owner;
 	u32 userns;
-	bool owned;
+	u8 plain;
+	u8 owned;
 };
 
 /**
@@ -67,11 +72,40 @@ struct brute_peer {
 };
 
 /**
- * struct brute_input - The last input a task read from a peer
- * @cookie: The socket cookie of the connection, or 0 if the task read none
- *          since its last execve().
- * @endpoint: The endpoint the connection arrived at.
- * @peer: Who is at the other end.
+ * enum brute_input_kind - Whose input a connection carries
+ * @BRUTE_INPUT_NONE: Nobody's: not a connection Brute attributes.
+ * @BRUTE_INPUT_REMOTE: A remote peer's: @peer is its address.
+ * @BRUTE_INPUT_LOCAL: A local user's own: @peer is the user.
+ * @BRUTE_INPUT_RELAYED: A remote or local peer's, relayed by a local user
+ *                       (a proxy in front of the service): @endpoint and
+ *                       @peer are where the peer's input arrived and who
+ *                       sent it, @relay the proxy's user.
+ * @BRUTE_INPUT_MIXED: What a local user relayed from several sources, or
+ *                     wrote of its own besides what it relayed: @peer is
+ *                     that user.
+ * @BRUTE_INPUT_PENDING: A local connection whose client wrote nothing yet:
+ *                       whose input it carries is known once it does.
+ */
+enum brute_input_kind {
+	BRUTE_INPUT_NONE,
+	BRUTE_INPUT_REMOTE,
+	BRUTE_INPUT_LOCAL,
+	BRUTE_INPUT_RELAYED,
+	BRUTE_INPUT_MIXED,
+	BRUTE_INPUT_PENDING,
+};
+
+/**
+ * struct brute_input - Who sent a connection's input, and where
+ * @cookie: The socket cookie of the connection, or 0 if it is not one
+ *          Brute attributes.
+ * @endpoint: The endpoint the input arrived at.
+ * @peer: Who sent it.
+ * @relay: With BRUTE_INPUT_RELAYED or _MIXED, the user who relayed it.
+ * @lino: With a Unix @endpoint, the inode number of the listener's socket
+ *        (as /proc/net/unix and ss(8) show it), for the operator: the
+ *        endpoint is its bound name.
+ * @kind: Enum brute_input_kind.
  *
  * Every field, padding included, is zeroed before it is filled: keys are
  * compared and hashed as bytes.
@@ -80,7 +114,13 @@ struct brute_input {
 	u64 cookie;
 	struct brute_endpoint endpoint;
 	struct brute_peer peer;
+	kuid_t relay;
+	u64 lino;
+	u8 kind;
 };
+
+/* Room for the bound name of a Unix socket, escaped as "@" when abstract. */
+#define BRUTE_LPATH_LEN 110
 
 /**
  * struct brute_peer_key - The key of an entry of the peer table
@@ -105,6 +145,7 @@ struct brute_peer_key {
  * @stats: The peer's statistics, before a verdict restarted them.
  * @prefix_faults: Crashes counted for the enclosing prefix.
  * @period_ns: The period this crash added.
+ * @lino: With a Unix endpoint, its listener's socket inode number.
  */
 struct brute_peer_charge {
 	bool charged;
@@ -116,6 +157,7 @@ struct brute_peer_charge {
 	struct brute_stats stats;
 	u32 prefix_faults;
 	u64 period_ns;
+	u64 lino;
 };
 
 /* Room for what brute_peer_key_format() writes. */
@@ -129,10 +171,16 @@ struct brute_peer_charge {
  *         own; the endpoints in the network namespaces of one user have one
  *         share in all (those of a container root made, one per container).
  * @shares: The number of share entries in @table.
+ * @banned_v4: Bans in force, per prefix length of their IPv4 keys: the
+ *             lengths a connection request is looked up with (a change of
+ *             peer_prefix_v4 leaves the bans of the old length in force).
+ * @banned_v6: The same for IPv6 keys.
  */
 struct brute_peers {
 	struct brute_table table;
 	unsigned int shares;
+	u32 banned_v4[33];
+	u32 banned_v6[129];
 };
 
 extern struct brute_peers brute_peers;
@@ -144,21 +192,41 @@ extern struct brute_peers brute_peers;
  */
 DECLARE_STATIC_KEY_FALSE(brute_peer_bans);
 
+/*
+ * Grows whenever a peer is banned: a socket or listener that found no ban
+ * of its peer or endpoint at a generation need not look again until it
+ * changes.
+ */
+extern atomic_t brute_peer_ban_gen;
+
+/**
+ * brute_peers_ban_gen() - Tell the ban generation
+ *
+ * Return: A value that changes whenever a peer is banned.
+ */
+static inline u32 brute_peers_ban_gen(void)
+{
+	return atomic_read(&brute_peer_ban_gen);
+}
+
 void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc);
 unsigned int brute_peers_share(const struct brute_params *params);
 unsigned int brute_peers_count(struct brute_peers *peers);
 void brute_peers_charge(struct brute_peers *peers,
-			const struct brute_input *input, u64 now, u64 ban_ns,
-			const struct brute_params *params,
+			const struct brute_input *input, const char *lpath,
+			u64 now, u64 ban_ns, const struct brute_params *params,
 			struct brute_peer_charge *charge);
 bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now);
+bool brute_peers_endpoint_banned(struct brute_peers *peers,
+				 const struct brute_endpoint *endpoint);
 int brute_peers_lift(struct brute_peers *peers,
 		     const struct brute_peer *peer, bool flush);
 void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now);
 void brute_peer_key_format(char *buf, size_t len,
-			   const struct brute_peer_key *key);
+			   const struct brute_peer_key *key, u64 lino);
+
 void brute_peer_key_set(struct brute_peer_key *key,
 			const struct brute_endpoint *endpoint,
 			const struct brute_peer *peer, u16 prefix);

@@ -35,6 +35,7 @@ static unsigned int brute_peer_prefix_v6 = 64;
 static unsigned int brute_escalate_prefix_v4 = 24;
 static unsigned int brute_escalate_prefix_v6 = 48;
 static unsigned int brute_escalate_faults = 15;
+static unsigned int brute_trusted_uid_max = 999;
 
 /* Upper bounds that keep every product in range and values meaningful. */
 #define BRUTE_THRESHOLD_MS_MAX (30U * 24 * 3600 * 1000)
@@ -44,6 +45,7 @@ static unsigned int brute_escalate_faults = 15;
 #define BRUTE_TABLE_SIZE_MIN 16U
 #define BRUTE_TABLE_SIZE_MAX 65536U
 #define BRUTE_FORGET_TIME_S_MAX (30U * 24 * 3600)
+#define BRUTE_UID_MAX 4294967294U
 
 static DEFINE_MUTEX(brute_sysctl_mutex);
 
@@ -81,6 +83,7 @@ void brute_params_get(struct brute_params *params)
 	params->escalate_prefix_v4 = READ_ONCE(brute_escalate_prefix_v4);
 	params->escalate_prefix_v6 = READ_ONCE(brute_escalate_prefix_v6);
 	params->escalate_faults = READ_ONCE(brute_escalate_faults);
+	params->trusted_uid_max = READ_ONCE(brute_trusted_uid_max);
 	if (params->ema_num >= params->ema_den)
 		params->ema_num = params->ema_den - 1;
 	params->max_faults = max(params->max_faults, params->min_faults);
@@ -146,6 +149,7 @@ static const struct brute_tunable brute_tunables[] = {
 	{ &brute_escalate_prefix_v6, 16, 128 },
 	{ &brute_escalate_faults, 0, BRUTE_FAULTS_MAX,
 	  brute_escalate_faults_bounds },
+	{ &brute_trusted_uid_max, 0, BRUTE_UID_MAX },
 };
 
 static const struct brute_tunable *brute_tunable(const unsigned int *data)
@@ -222,6 +226,7 @@ static struct ctl_table brute_sysctl_table[] = {
 	BRUTE_SYSCTL("escalate_prefix_v4", brute_escalate_prefix_v4),
 	BRUTE_SYSCTL("escalate_prefix_v6", brute_escalate_prefix_v6),
 	BRUTE_SYSCTL("escalate_faults", brute_escalate_faults),
+	BRUTE_SYSCTL("trusted_uid_max", brute_trusted_uid_max),
 };
 
 static_assert(ARRAY_SIZE(brute_sysctl_table) == ARRAY_SIZE(brute_tunables));

@@ -4,20 +4,24 @@
  *
  * Who answers for a crash (Brute.rst, "Who pays"):
  *
- * - the peer whose input the crashing task read last, when its image read
- *   input from a TCP client that is not on this host or from a Unix
- *   client of another user: the peer is banned from the endpoint;
+ * - the peer whose input was the only candidate (input.c): a remote
+ *   address, a local user, or the peer a local proxy relayed; it is banned
+ *   from the endpoint where its input arrived;
  * - the user, when the image runs with a privilege that user gained across
  *   an execve() (set-ID, file capabilities, what sudo or pkexec executed
- *   for them): the user's image is killed (fork attack) and the user is
- *   banned from the program (exec attack);
- * - nobody known otherwise (a service that changed its IDs, a crash no
+ *   for them) and serves nobody: the user's image is killed (fork attack)
+ *   and the user is banned from the program (exec attack).  An image that
+ *   read input another party sent to a listener is a service, whatever its
+ *   privileges: its user is never charged for its crashes;
+ * - nobody known otherwise (ambiguous input, a trusted proxy's, a crash no
  *   peer's input preceded): nothing but the record, and the backstop.
  *
- * The backstop kills a hierarchy that is not its user's own privileged
- * image at backstop_faults crashes, whatever their source: it bounds the
- * crashes one memory image can take from any number of peers, and its
- * supervisor restarts it with a fresh layout and canary.
+ * The backstop bounds the crashes of every hierarchy at backstop_faults,
+ * whatever their source and pace.  Crashes that came fast kill it at once
+ * (its supervisor, or brute-reportd, starts it again with a fresh layout
+ * and canary); crashes that came slowly (an ordinary bug) ask for a
+ * restart of the service (brute-reportd restarts its unit) and kill it at
+ * its next crash only if it still runs.
  */
 
 #include <linux/binfmts.h>
@@ -30,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
@@ -60,10 +65,7 @@ static int hook_task_alloc(struct task_struct *const task,
 	ts->hierarchy = parent->hierarchy;
 	ts->spare = NULL;
 	ts->flags = 0;
-	if (parent->input.cookie)
-		ts->input = parent->input;
-	else
-		ts->input.cookie = 0;
+	brute_input_init(task, clone_flags);
 	return 0;
 }
 
@@ -72,6 +74,7 @@ static void hook_task_free(struct task_struct *const task)
 {
 	struct brute_task_security *const ts = brute_task(task);
 
+	brute_input_release(task);
 	brute_hierarchy_leave(ts->hierarchy);
 	ts->hierarchy = NULL;
 	brute_hierarchy_discard(ts->spare);
@@ -211,7 +214,7 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		brute_hierarchy_leave(old_hierarchy);
 	}
 	ts->spare = NULL;
-	memset(&ts->input, 0, sizeof(ts->input));
+	brute_input_exec();
 
 	/*
 	 * An init starts services and jobs for every user: its processes are
@@ -261,7 +264,11 @@ static int hook_task_fix_setgid(struct cred *const new,
  * @verdict: The hierarchy's verdict.
  * @quiet: The hierarchy was detected already: not reported one by one.
  * @rekill: Kill the detected hierarchy again.
- * @gain: The image is its user's own privileged image.
+ * @restarted: Its restart was asked for at a slow backstop verdict, and it
+ *             still runs: this crash kills it.
+ * @user: The image is its user's own privileged image, serving nobody:
+ *         the user answers for its crashes.
+ * @input: Who answers for its input.
  * @peer: The peer charge, when a peer sent the input.
  */
 struct brute_crash {
@@ -269,18 +276,20 @@ struct brute_crash {
 	enum brute_verdict verdict;
 	bool quiet;
 	bool rekill;
-	bool gain;
+	bool restarted;
+	bool user;
+	struct brute_input_result input;
 	struct brute_peer_charge peer;
 };
 
 /*
  * Count a crash in the statistics of its own hierarchy, which start afresh
  * after forget_time_s without one.  A user's own privileged image gets the
- * fork-attack verdict; any other image only the backstop's.  A verdict
- * restarts the statistics, so that an attack that goes on is detected
- * again, and marks the hierarchy detected: in kill mode every later crash
- * of a detected hierarchy kills it again, whatever the mode was when it
- * was detected.
+ * fork-attack verdict, and the backstop's at any pace; any other image
+ * only the backstop's.  A verdict restarts the statistics, so that an
+ * attack that goes on is detected again, and marks the hierarchy
+ * detected: in kill mode every later crash of a detected hierarchy kills
+ * it again, whatever the mode was when it was detected.
  */
 static void brute_charge(struct brute_hierarchy *const hierarchy,
 			 struct brute_crash *const crash, const u64 now,
@@ -288,7 +297,7 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 			 const enum brute_mode mode)
 {
 	spin_lock(&hierarchy->lock);
-	crash->gain = hierarchy->gain;
+	crash->user = hierarchy->gain && !crash->input.served;
 	brute_stats_forget(&hierarchy->stats, now,
 			   (u64)params->forget_time_s * NSEC_PER_SEC);
 	crash->info.period_ns = brute_stats_update(&hierarchy->stats, now,
@@ -297,15 +306,24 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 	hierarchy->crashes++;
 	crash->quiet = hierarchy->detected;
 	crash->rekill = false;
-	crash->verdict = crash->gain ?
-			 brute_verdict(&hierarchy->stats, params) :
-			 brute_backstop_verdict(&hierarchy->stats, params);
+	crash->restarted = false;
+	crash->verdict = BRUTE_VERDICT_NONE;
+	if (crash->user)
+		crash->verdict = brute_verdict(&hierarchy->stats, params);
+	if (crash->verdict == BRUTE_VERDICT_NONE)
+		crash->verdict = brute_backstop_verdict(&hierarchy->stats,
+							params);
 	if (crash->verdict != BRUTE_VERDICT_NONE) {
 		hierarchy->detected = true;
 		hierarchy->attacks++;
+		hierarchy->restart = !crash->user &&
+				     crash->verdict == BRUTE_VERDICT_SLOW &&
+				     mode == BRUTE_MODE_KILL;
 		brute_stats_reset(&hierarchy->stats, now);
 	} else if (hierarchy->detected && mode == BRUTE_MODE_KILL) {
 		crash->rekill = true;
+		crash->restarted = hierarchy->restart;
+		hierarchy->restart = false;
 	}
 	spin_unlock(&hierarchy->lock);
 }
@@ -347,7 +365,7 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 			pr_warn_ratelimited("peer banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
 					    hierarchy->id,
 					    charge->stats.faults);
-			brute_audit_peer_ban(hierarchy, &charge->key,
+			brute_audit_peer_ban(hierarchy, &info,
 					     charge->stats.faults,
 					     params->peer_ban_time_s);
 		}
@@ -359,8 +377,7 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 				   "peer_ban");
 		pr_warn_ratelimited("address prefix banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
 				    hierarchy->id, charge->prefix_faults);
-		brute_audit_peer_ban(hierarchy, &charge->prefix,
-				     charge->prefix_faults,
+		brute_audit_peer_ban(hierarchy, &info, charge->prefix_faults,
 				     params->peer_ban_time_s);
 	}
 }
@@ -429,6 +446,8 @@ static void brute_charge_target(struct brute_hierarchy *const hierarchy,
 	record.target = &charge.key;
 	record.scope = scope;
 	record.peer = NULL;
+	record.input = NULL;
+	record.relay = NULL;
 	record.stats = charge.stats;
 	record.period_ns = charge.period_ns;
 	brute_audit_crash(&record, info);
@@ -457,19 +476,85 @@ static void brute_charge_target(struct brute_hierarchy *const hierarchy,
 }
 
 /*
+ * Whose input the crash followed (input.c), for the records and the peer
+ * charge: a peer's, directly or through a proxy, is charged to the peer
+ * (if the crash crossed a peer boundary); the others name who sent it.
+ */
+static void brute_charge_input(struct brute_crash *const crash, const u64 now,
+			       const u32 boundaries,
+			       const struct brute_params *const params,
+			       const enum brute_mode mode)
+{
+	const struct brute_input_result *const res = &crash->input;
+	struct brute_peer_key *const key = &crash->peer.key;
+	u16 prefix = 0;
+
+	crash->info.input = brute_input_how_name(res->how);
+	crash->info.source = crash->user ? "user" : "unknown";
+	if (!res->input.cookie)
+		return;
+	if (res->input.kind == BRUTE_INPUT_RELAYED ||
+	    res->input.kind == BRUTE_INPUT_MIXED)
+		crash->info.relay = &res->input.relay;
+	crash->info.lino = res->input.lino;
+	crash->info.lpath = res->lpath;
+	if ((res->how != BRUTE_INPUT_HOW_PEER &&
+	     res->how != BRUTE_INPUT_HOW_RELAYED) ||
+	    !(boundaries & BRUTE_BOUNDARY_PEER)) {
+		/* Named as the peer table would key it, never charged. */
+		if (res->input.peer.family == AF_INET)
+			prefix = params->peer_prefix_v4;
+		else if (res->input.peer.family == AF_INET6)
+			prefix = params->peer_prefix_v6;
+		brute_peer_key_set(key, &res->input.endpoint, &res->input.peer,
+				   prefix);
+		crash->info.peer = key;
+		crash->info.peer_named = true;
+		return;
+	}
+	brute_peers_charge(&brute_peers, &res->input, res->lpath, now,
+			   mode == BRUTE_MODE_KILL ?
+			   (u64)params->peer_ban_time_s * NSEC_PER_SEC : 0,
+			   params, &crash->peer);
+	crash->info.source = "peer";
+	crash->info.peer = key;
+	crash->info.peer_faults = crash->peer.stats.faults;
+	crash->info.peer_uncharged = !crash->peer.charged;
+	if (!crash->peer.charged)
+		pr_warn_ratelimited("crash of %d (%s) not charged to its peer: its endpoint's share of the peer table full of bans, or no memory\n",
+				    task_tgid_nr(current), current->comm);
+}
+
+/*
+ * The backstop's verdict on a service: crashes that came fast kill it at
+ * once; crashes that came slowly ask for a restart of its unit (the record
+ * says mitigation=restart; brute-reportd restarts it), and its next crash
+ * kills it if it still runs.
+ */
+static const char *brute_backstop_mitigation(const struct brute_crash *crash,
+					     const enum brute_mode mode)
+{
+	if (mode != BRUTE_MODE_KILL)
+		return "audit";
+	return crash->verdict == BRUTE_VERDICT_SLOW ? "restart" : "kill";
+}
+
+/*
  * The current task is about to die from a signal.  If it is a crash of a
- * hierarchy that crossed a boundary, count it there, charge the peer whose
- * input it read last, and, once per hierarchy, charge its user's exec
- * attack if the image is the user's own privileged one.
+ * hierarchy that crossed a boundary, count it there, charge the peer that
+ * answers for its input, and, once per hierarchy, charge its user's exec
+ * attack if the image is the user's own privileged one serving nobody.
  */
 static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 {
 	struct brute_task_security *const ts = brute_task(current);
 	const enum brute_mode mode = brute_mode();
 	struct brute_hierarchy *hierarchy;
+	struct brute_crash crash_buf = {};
+	struct brute_crash *const crash = &crash_buf;
 	struct brute_params params;
-	struct brute_crash crash = {};
 	u32 boundaries;
+	bool kill;
 	u64 now;
 
 	if (!info || mode == BRUTE_MODE_OFF || (current->flags & PF_KTHREAD))
@@ -482,6 +567,16 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 
 	/* A change of IDs not seen by the set*id() hooks still counts. */
 	brute_check_ids(current_cred(), current_cred());
+	/*
+	 * A local connection's party is known once its client wrote: the
+	 * boundary its input crossed is crossed now.
+	 */
+	brute_params_get(&params);
+	brute_input_resolve(&params, &crash->input);
+	if (crash->input.how != BRUTE_INPUT_HOW_NONE &&
+	    !(READ_ONCE(hierarchy->boundaries) & crash->input.boundary))
+		brute_hierarchy_cross(hierarchy, crash->input.boundary,
+				      current_cred(), current_cred());
 	boundaries = READ_ONCE(hierarchy->boundaries);
 	if (!boundaries)
 		return;
@@ -491,55 +586,57 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 			     &brute_task(current->group_leader)->flags))
 		return;
 
-	brute_params_get(&params);
 	now = ktime_get_ns();
-	crash.info.hierarchy = hierarchy;
-	crash.info.origin = hierarchy;
-	brute_charge(hierarchy, &crash, now, &params, mode);
+	crash->info.hierarchy = hierarchy;
+	crash->info.origin = hierarchy;
+	/*
+	 * A SIGBUS is a mapped file's doing as often as the input's (another
+	 * user truncated it), and a traced task's signal may be the tracer's
+	 * (PTRACE_SETSIGINFO): neither is ever a peer's.
+	 */
+	if ((info->si_signo == SIGBUS || current->ptrace) &&
+	    (crash->input.how == BRUTE_INPUT_HOW_PEER ||
+	     crash->input.how == BRUTE_INPUT_HOW_RELAYED))
+		crash->input.how = BRUTE_INPUT_HOW_AMBIGUOUS;
+	brute_charge(hierarchy, crash, now, &params, mode);
+	brute_charge_input(crash, now, boundaries, &params, mode);
 
-	if (ts->input.cookie && (boundaries & BRUTE_BOUNDARY_PEER)) {
-		brute_peers_charge(&brute_peers, &ts->input, now,
-				   mode == BRUTE_MODE_KILL ?
-				   (u64)params.peer_ban_time_s * NSEC_PER_SEC :
-				   0, &params, &crash.peer);
-		crash.info.source = "peer";
-		crash.info.peer = &crash.peer.key;
-		crash.info.peer_faults = crash.peer.stats.faults;
-		crash.info.peer_uncharged = !crash.peer.charged;
-		if (!crash.peer.charged)
-			pr_warn_ratelimited("crash of %d (%s) not charged to its peer: its endpoint's share of the peer table full of bans, or no memory\n",
-					    task_tgid_nr(current),
-					    current->comm);
-	} else {
-		crash.info.source = crash.gain ? "user" : "unknown";
-	}
+	if (!crash->quiet)
+		brute_audit_crash(&crash->info, info);
+	if (crash->peer.charged)
+		brute_peer_respond(hierarchy, crash, &params, mode);
+	kill = mode == BRUTE_MODE_KILL && crash->rekill;
+	crash->info.peer = NULL;
+	if (crash->verdict != BRUTE_VERDICT_NONE) {
+		const char *mitigation = crash->user ?
+			(mode == BRUTE_MODE_KILL ? "kill" : "audit") :
+			brute_backstop_mitigation(crash, mode);
 
-	if (!crash.quiet)
-		brute_audit_crash(&crash.info, info);
-	if (crash.peer.charged)
-		brute_peer_respond(hierarchy, &crash, &params, mode);
-	if (crash.verdict != BRUTE_VERDICT_NONE) {
-		crash.info.attack = crash.gain ? "fork" : "backstop";
-		crash.info.peer = NULL;
-		if (crash.gain)
+		crash->info.attack = crash->user ? "fork" : "backstop";
+		if (crash->user)
 			pr_warn_ratelimited("fork brute force attack detected on hierarchy %llu (%u faults)\n",
 					    hierarchy->id,
-					    crash.info.stats.faults);
+					    crash->info.stats.faults);
 		else
-			pr_warn_ratelimited("brute force backstop on hierarchy %llu: %u crashes from peers or unknown sources\n",
+			pr_warn_ratelimited("brute force backstop on hierarchy %llu: %u crashes not charged to their user\n",
 					    hierarchy->id,
-					    crash.info.stats.faults);
-		brute_audit_attack(&crash.info, crash.verdict, &params, mode,
-				   mode == BRUTE_MODE_KILL ? "kill" : "audit");
+					    crash->info.stats.faults);
+		brute_audit_attack(&crash->info, crash->verdict, &params, mode,
+				   mitigation);
+		kill = !strcmp(mitigation, "kill");
+	} else if (crash->restarted) {
+		/* Its restart was asked for: nothing restarted it. */
+		crash->info.attack = "backstop";
+		brute_audit_attack(&crash->info, BRUTE_VERDICT_SLOW, &params,
+				   mode, "kill");
 	}
-	if (mode == BRUTE_MODE_KILL &&
-	    (crash.verdict != BRUTE_VERDICT_NONE || crash.rekill))
+	if (kill)
 		brute_kill(hierarchy, NULL);
 
-	if (crash.gain &&
+	if (crash->user &&
 	    !test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))
-		brute_charge_target(hierarchy, &crash, info, now,
-				    now - crash.info.period_ns, &params, mode);
+		brute_charge_target(hierarchy, crash, info, now,
+				    now - crash->info.period_ns, &params, mode);
 }
 
 static struct security_hook_list brute_task_hooks[] __ro_after_init = {

@@ -9,6 +9,7 @@
 #include <linux/init.h>
 #include <linux/sched.h>
 
+#include "input.h"
 #include "peer.h"
 #include "setup.h"
 
@@ -33,15 +34,14 @@ enum brute_task_flag {
  *         before execve()'s point of no return (where failing is still
  *         allowed) and used after it; only the task itself touches it.
  * @flags: Atomic bits, enum brute_task_flag.
- * @input: The last input the task read from a peer since its image
- *         started (a fork inherits its parent's); only the task itself
- *         touches it.
+ * @state: What the process read since its image started (a fork inherits
+ *         its parent's); only the thread group leader's is used.
  */
 struct brute_task_security {
 	struct brute_hierarchy *hierarchy;
 	struct brute_hierarchy *spare;
 	unsigned long flags;
-	struct brute_input input;
+	struct brute_input_state state;
 };
 
 static inline struct brute_task_security *

@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -52,10 +53,11 @@ static const char *const tunables[] = {
 	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s",
 	"table_size", "forget_time_s", "backstop_faults", "peer_ban_time_s",
 	"peer_prefix_v4", "peer_prefix_v6", "escalate_prefix_v4",
-	"escalate_prefix_v6", "escalate_faults",
+	"escalate_prefix_v6", "escalate_faults", "trusted_uid_max",
 };
 
 #define LIFT "/sys/kernel/security/brute/lift"
+#define TRUSTED "/sys/kernel/security/brute/trusted"
 #define TARGETS "/sys/kernel/security/brute/targets"
 #define PEERS "/sys/kernel/security/brute/peers"
 
@@ -252,6 +254,8 @@ static pid_t start_client(const char *netns, const char *addr, int count)
 }
 
 /* Write @what to the lift file: "all", "flush" or "UID DEV INO". */
+static int trust(const char *what);
+
 static int lift(const char *what)
 {
 	int fd = open(LIFT, O_WRONLY), ret = 0;
@@ -280,9 +284,11 @@ FIXTURE_SETUP(brute)
 	}
 	/* Orphaned members of an attack come back to us to be reaped. */
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
-	/* Every test starts with an empty (user, target) table. */
+	/* Every test starts with empty tables and no trusted peer. */
 	if (!access(LIFT, F_OK))
 		ASSERT_EQ(0, lift("flush"));
+	if (!access(TRUSTED, F_OK))
+		ASSERT_EQ(0, trust("flush"));
 }
 
 FIXTURE_TEARDOWN(brute)
@@ -297,6 +303,7 @@ FIXTURE_TEARDOWN(brute)
 	for (i = 0; i < ARRAY_SIZE(tunables); i++)
 		sysctl_write(tunables[i], self->saved[i]);
 	lift("flush");
+	trust("flush");
 }
 
 /* Run an attack; return how the attacker and its sibling ended. */
@@ -1938,6 +1945,741 @@ TEST_F(brute, v3_peer_lift_by_root_only)
 			  "10.199.0.2", "-c", "1", "tcp", SRV_SPEC));
 	EXPECT_EQ(1, out.answered);
 	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * Response v4: the party that caused the crash pays.  A crash is charged
+ * to a peer only when that peer's input is the only candidate; every way
+ * input reaches a service is attributed or counted by the backstop; a
+ * service's user is never charged for what its clients sent; trusted
+ * proxies are never banned; a slow backstop asks for a restart.
+ */
+
+/* Write one transaction to the trusted list. */
+static int trust(const char *what)
+{
+	int fd = open(TRUSTED, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, what, strlen(what)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The line of the trusted list for @entry ("10.0.0.0/8"): its crashes=. */
+static int trusted_crashes(const char *entry)
+{
+	char line[256], want[80];
+	FILE *f = fopen(TRUSTED, "r");
+	int crashes = -1;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "trusted=%s ", entry);
+	while (fgets(line, sizeof(line), f)) {
+		const char *c = strstr(line, "crashes=");
+
+		if (!strncmp(line, want, strlen(want)) && c)
+			crashes = atoi(c + 8);
+	}
+	fclose(f);
+	return crashes;
+}
+
+/* Start @argv as @uid in the network namespace at @netns (NULL: ours). */
+static struct run start_in(uid_t uid, const char *netns, char *const argv[])
+{
+	struct run run = { .pid = -1 };
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC))
+		return run;
+	run.pid = fork();
+	if (!run.pid) {
+		int ns = netns ? open(netns, O_RDONLY | O_CLOEXEC) : -1;
+
+		if (netns && (ns < 0 || setns(ns, CLONE_NEWNET)))
+			_exit(125);
+		dup2(fds[1], STDOUT_FILENO);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	run.out = fdopen(fds[0], "r");
+	return run;
+}
+
+static struct run service_in(uid_t uid, const char *netns, char *const argv[])
+{
+	struct run run = start_in(uid, netns, argv);
+	char line[64];
+
+	if (run.pid > 0) {
+		while (fgets(line, sizeof(line), run.out))
+			if (!strcmp(line, "listening\n"))
+				break;
+	}
+	return run;
+}
+
+/* Send @count datagrams @text from @src (in @netns) to @dst:@port. */
+static void send_udp(const char *netns, const char *src, const char *dst,
+		     int port, const char *text, int count)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct sockaddr_in from = { .sin_family = AF_INET };
+		struct sockaddr_in to = { .sin_family = AF_INET,
+					  .sin_port = htons(port) };
+		int ns = open(netns, O_RDONLY | O_CLOEXEC), fd;
+
+		if (ns < 0 || setns(ns, CLONE_NEWNET))
+			_exit(1);
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		inet_pton(AF_INET, src, &from.sin_addr);
+		inet_pton(AF_INET, dst, &to.sin_addr);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof(from)))
+			_exit(1);
+		while (count-- > 0)
+			if (sendto(fd, text, strlen(text), 0,
+				   (struct sockaddr *)&to, sizeof(to)) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+/* Serve @count connections at @addr:@port (in @netns), each told @text. */
+static pid_t upstream(const char *netns, const char *addr, int port,
+		      const char *text, int count)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(port) };
+		int ns = open(netns, O_RDONLY | O_CLOEXEC), fd, one = 1;
+
+		if (ns < 0 || setns(ns, CLONE_NEWNET))
+			_exit(1);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		inet_pton(AF_INET, addr, &sin.sin_addr);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+		    listen(fd, 16))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		while (count-- > 0) {
+			int conn = accept(fd, NULL, NULL);
+
+			if (conn < 0 || write(conn, text, strlen(text)) < 0)
+				_exit(1);
+			close(conn);
+		}
+		_exit(0);
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		pid = -1;
+	close(ready[0]);
+	return pid;
+}
+
+/*
+ * The client runs as @uid of a user namespace that root made, whose IDs
+ * are 100000 and up on the host (a container of LXD, systemd-nspawn -U).
+ */
+static struct outcome client_in_userns(uid_t uid, char *const argv[])
+{
+	struct outcome out = { -1, -1, -1 };
+	int go[2], fds[2];
+	char path[64], line[128];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(go) || pipe(fds))
+		return out;
+	pid = fork();
+	if (!pid) {
+		char c;
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (unshare(CLONE_NEWUSER) || read(go[0], &c, 1) != 1 ||
+		    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	/* The child unshared: give its namespace the container's map. */
+	usleep(100000);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("0 100000 65536\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("0 100000 65536\n", f);
+		fclose(f);
+	}
+	if (write(go[1], "g", 1) != 1)
+		return out;
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "answered %ld crashed %ld refused %ld",
+		       &out.answered, &out.crashed, &out.refused);
+	if (f)
+		fclose(f);
+	waitpid(pid, NULL, 0);
+	return out;
+}
+
+/*
+ * A client that chooses MPTCP is attributed as a TCP one: banned after
+ * min_faults crashes; a TCP client of another address is served.
+ */
+TEST_F(brute, v4_mptcp_peer_banned)
+{
+	struct outcome attacker, benign;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-M", "-n", SRV_NETNS,
+			   "tcp", "10.199.0.1:7781"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-M", "-n",
+			       CLI_NETNS, "-b", "10.199.0.2", "-c", "8", "-r",
+			       "crash", "tcp", "10.199.0.1:7781"));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "4", "tcp", "10.199.0.1:7781"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_EQ(4, benign.answered);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A local user crashing a root service over TCP on loopback is that
+ * user's doing: refused after min_faults crashes (its connection requests
+ * dropped), another user is served.
+ */
+TEST_F(brute, v4_loopback_local_user_banned)
+{
+	struct outcome attacker, other;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "127.0.0.1:7782"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", SRV_NETNS,
+			       "-u", "4243", "-c", "8", "-r", "crash", "tcp",
+			       "127.0.0.1:7782"));
+	other = client(ARGV((char *)path_of("client"), "-n", SRV_NETNS, "-u",
+			    "4244", "-c", "3", "tcp", "127.0.0.1:7782"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_EQ(3, other.answered);
+	EXPECT_TRUE(peer_banned("uid:4243"));
+	EXPECT_FALSE(peer_banned("uid:4244"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A user of a user namespace that root made is its kernel user ID, not
+ * root: refused after min_faults crashes of a root service's Unix socket.
+ */
+TEST_F(brute, v4_userns_user_charged)
+{
+	struct outcome attacker;
+	struct run srv;
+
+	srv = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client_in_userns(1000, ARGV((char *)path_of("client"), "-c",
+					       "8", "-r", "crash", "unix",
+					       UNIX_PATH));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_TRUE(peer_banned("uid:101000"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A benign client's request is followed by input from another source that
+ * crashes the child: nobody can be charged, the benign client is never
+ * banned.  @frame is the service's -F argument; @prepare feeds it.
+ */
+static void framing(struct __test_metadata *_metadata, const char *frame,
+		    const char *port)
+{
+	char spec[32];
+	struct outcome benign;
+	struct run srv;
+
+	snprintf(spec, sizeof(spec), "10.199.0.1:%s", port);
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "-F",
+			   (char *)frame, "tcp", spec));
+	ASSERT_GT(srv.pid, 0);
+	if (!strncmp(frame, "udp:", 4) || !strncmp(frame, "uring:", 6))
+		send_udp(CLI_NETNS, "10.100.1.2", "10.199.0.1",
+			 atoi(strchr(frame, ':') + 1), "crash", 8);
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "8", "-r", "frame", "tcp",
+			     spec));
+	EXPECT_EQ(8, benign.crashed);
+	EXPECT_EQ(0, benign.refused);
+	EXPECT_FALSE(peer_banned("10.198.0.2/32"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+TEST_F(brute, v4_udp_framing_not_charged)
+{
+	NEED_NET();
+	framing(_metadata, "udp:7790", "7783");
+}
+
+TEST_F(brute, v4_uring_framing_not_charged)
+{
+	NEED_NET();
+	framing(_metadata, "uring:7792", "7793");
+}
+
+TEST_F(brute, v4_upstream_framing_not_charged)
+{
+	pid_t up;
+
+	NEED_NET();
+	up = upstream(CLI_NETNS, "10.100.2.2", 7791, "crash\n", 8);
+	ASSERT_GT(up, 0);
+	framing(_metadata, "tcp:10.100.2.2:7791", "7794");
+	kill(up, SIGKILL);
+	waitpid(up, NULL, 0);
+}
+
+TEST_F(brute, v4_pipe_framing_not_charged)
+{
+	const char *fifo = "/tmp/brute_fifo";
+	pid_t writer;
+
+	NEED_NET();
+	unlink(fifo);
+	ASSERT_EQ(0, mkfifo(fifo, 0666));
+	ASSERT_EQ(0, chmod(fifo, 0666));
+	writer = fork();
+	if (!writer) {
+		int i, fd;
+
+		if (setresuid(4243, 4243, 4243)) {
+			perror("fifo writer: setresuid");
+			_exit(1);
+		}
+		/* Every line at once, kept open: each reader takes one. */
+		fd = open(fifo, O_WRONLY);
+		for (i = 0; i < 8; i++) {
+			if (fd < 0 || write(fd, "crash\n", 6) != 6) {
+				perror("fifo writer");
+				_exit(1);
+			}
+		}
+		pause();
+		_exit(0);
+	}
+	framing(_metadata, "fifo:/tmp/brute_fifo", "7795");
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	unlink(fifo);
+}
+
+/*
+ * A SIGBUS is a mapped file's doing as often as the input's: never charged
+ * to the peer whose request preceded it.
+ */
+TEST_F(brute, v4_sigbus_not_charged)
+{
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7798"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "8", "-r", "bus", "tcp",
+			  "10.199.0.1:7798"));
+	EXPECT_EQ(8, out.crashed);
+	EXPECT_FALSE(peer_banned("10.199.0.2/32"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/* Give a copy of the service file capabilities: cap_net_bind_service=ep. */
+static int service_fcaps(const char *path)
+{
+	struct vfs_cap_data cap = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+	};
+	char cmd[2 * PATH_MAX];
+
+	cap.data[0].permitted = 1U << CAP_NET_BIND_SERVICE;
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 755 %s",
+		 path_of("service"), path, path);
+	if (system(cmd))
+		return -1;
+	return setxattr(path, "security.capability", &cap, XATTR_CAPS_SZ_2, 0);
+}
+
+/*
+ * A service that a user runs with file capabilities is a service: its
+ * clients' crashes ban the client, never kill the service, never ban its
+ * user from its binary.
+ */
+TEST_F(brute, v4_fcaps_service_lives)
+{
+	const char *fcaps = "/tmp/brute_service_fcaps";
+	struct outcome attacker, benign;
+	struct run srv, again;
+
+	NEED_NET();
+	ASSERT_EQ(0, service_fcaps(fcaps));
+	srv = service_in(USER_UID, SRV_NETNS,
+			 ARGV((char *)fcaps, "tcp", "10.199.0.1:7784"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.199.0.2", "-c", "8", "-r", "crash",
+			       "tcp", "10.199.0.1:7784"));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "3", "tcp", "10.199.0.1:7784"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_EQ(3, benign.answered);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	EXPECT_FALSE(user_in_table(USER_UID));
+	EXPECT_EQ(0, service_end(&srv));
+	/* Its user runs it again. */
+	again = service_in(USER_UID, SRV_NETNS,
+			   ARGV((char *)fcaps, "tcp", "10.199.0.1:7784"));
+	ASSERT_GT(again.pid, 0);
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "1", "tcp", "10.199.0.1:7784"));
+	EXPECT_EQ(1, benign.answered);
+	EXPECT_EQ(0, service_end(&again));
+	unlink(fcaps);
+}
+
+/* The same for a service a user started through sudo (a full-ID wrapper). */
+TEST_F(brute, v4_sudo_service_lives)
+{
+	struct outcome attacker;
+	struct run srv;
+
+	NEED_NET();
+	srv = service_in(USER_UID, SRV_NETNS,
+			 ARGV((char *)path_of("wrapper_suid"), "-f",
+			      (char *)path_of("service"), "tcp",
+			      "10.199.0.1:7785"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.199.0.2", "-c", "8", "-r", "crash",
+			       "tcp", "10.199.0.1:7785"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	EXPECT_FALSE(user_in_table(USER_UID));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A load balancer the operator trusts (10.199.0.17) sends every client's
+ * requests: crashes through it never ban it, and are counted in its entry;
+ * clients through it are served.
+ */
+TEST_F(brute, v4_trusted_lb_not_banned)
+{
+	struct outcome attacker, benign;
+	struct run srv, lb;
+
+	NEED_NET();
+	ASSERT_EQ(0, trust("add 10.199.0.17"));
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7786"));
+	ASSERT_GT(srv.pid, 0);
+	lb = service(ARGV((char *)path_of("proxy"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.17", "tcp", "10.199.0.2:9786", "tcp",
+			  "10.199.0.1:7786"));
+	ASSERT_GT(lb.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.198.0.2", "-c", "8", "-r", "crash",
+			       "tcp", "10.199.0.2:9786"));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "3", "tcp", "10.199.0.2:9786"));
+	EXPECT_EQ(8, attacker.crashed);
+	EXPECT_EQ(3, benign.answered);
+	EXPECT_FALSE(peer_banned("10.199.0.17/32"));
+	EXPECT_EQ(8, trusted_crashes("10.199.0.17/32"));
+	EXPECT_EQ(0, service_end(&lb));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * nginx in front of PHP-FPM: a proxy of a system account (uid 33) relays
+ * each client over a connection of its own to a root master whose workers
+ * run as the pool's user.  The attacker's address is seen through the
+ * proxy and banned at the proxy's endpoint; the proxy never is; another
+ * client is served.
+ */
+TEST_F(brute, v4_relay_seen_through)
+{
+	struct outcome attacker, benign;
+	struct run srv, front;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-u", "4260", "unix",
+			   UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	front = service(ARGV((char *)path_of("proxy"), "-n", SRV_NETNS, "-u",
+			     "33", "tcp", "10.199.0.1:7787", "unix",
+			     UNIX_PATH));
+	ASSERT_GT(front.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.199.0.2", "-c", "8", "-r", "crash",
+			       "tcp", "10.199.0.1:7787"));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "4", "tcp", "10.199.0.1:7787"));
+	EXPECT_EQ(5, attacker.crashed);
+	EXPECT_EQ(3, attacker.refused);
+	EXPECT_EQ(4, benign.answered);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	EXPECT_FALSE(peer_banned("uid:33"));
+	EXPECT_EQ(0, service_end(&front));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A proxy that relays every client over one connection mixes them: a
+ * system account's mixed input is nobody's (never banned); a user's own
+ * proxy answers for what it mixed.
+ */
+TEST_F(brute, v4_relay_mixed)
+{
+	struct outcome attacker, out;
+	struct run srv, front;
+	int i;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-k", "-u", "4260",
+			   "unix", UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	front = service(ARGV((char *)path_of("proxy"), "-m", "-n", SRV_NETNS,
+			     "-u", "33", "tcp", "10.199.0.1:7788", "unix",
+			     UNIX_PATH));
+	ASSERT_GT(front.pid, 0);
+	/*
+	 * Each crash takes the proxy's connection down with the worker: a
+	 * benign request first on each new one, so that it is mixed.
+	 */
+	for (i = 0, attacker.crashed = 0; i < 8; i++) {
+		client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			    "10.198.0.2", "-c", "1", "tcp", "10.199.0.1:7788"));
+		out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+				  "-b", "10.199.0.2", "-c", "1", "-r", "crash",
+				  "tcp", "10.199.0.1:7788"));
+		attacker.crashed += out.crashed;
+	}
+	EXPECT_EQ(8, attacker.crashed);
+	EXPECT_FALSE(peer_banned("uid:33"));
+	EXPECT_FALSE(peer_banned("10.199.0.2/32"));
+	EXPECT_EQ(0, service_end(&front));
+
+	front = service(ARGV((char *)path_of("proxy"), "-m", "-n", SRV_NETNS,
+			     "-u", "4261", "tcp", "10.199.0.1:7789", "unix",
+			     UNIX_PATH));
+	ASSERT_GT(front.pid, 0);
+	/* Its user's proxy is banned within min_faults attacks. */
+	for (i = 0; i < 8 && !peer_banned("uid:4261"); i++) {
+		client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			    "10.198.0.2", "-c", "1", "tcp", "10.199.0.1:7789"));
+		client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			    "10.199.0.2", "-c", "1", "-r", "crash", "tcp",
+			    "10.199.0.1:7789"));
+	}
+	EXPECT_EQ(5, i);
+	EXPECT_TRUE(peer_banned("uid:4261"));
+	EXPECT_EQ(0, service_end(&front));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * The endpoints a user makes without privilege share one share of the
+ * peer table (table_size 16: 4 entries): six services of user 1000, each
+ * crashed from an address of its own, get four bans in all; a root
+ * service still bans its attacker.
+ */
+TEST_F(brute, v4_one_user_one_share)
+{
+	struct outcome out;
+	struct run mine[6], root;
+	char spec[32], addr[32];
+	int i;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("table_size", "16"));
+	ASSERT_EQ(0, sysctl_write("escalate_prefix_v4", "32"));
+	for (i = 0; i < 6; i++) {
+		snprintf(spec, sizeof(spec), "10.199.0.1:%d", 7801 + i);
+		mine[i] = service_in(USER_UID, SRV_NETNS,
+				     ARGV((char *)path_of("service"), "tcp",
+					  spec));
+		ASSERT_GT(mine[i].pid, 0);
+	}
+	for (i = 0; i < 6; i++) {
+		snprintf(spec, sizeof(spec), "10.199.0.1:%d", 7801 + i);
+		snprintf(addr, sizeof(addr), "10.100.%d.2", i + 1);
+		out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+				  "-b", addr, "-c", "6", "-r", "crash", "tcp",
+				  spec));
+		EXPECT_EQ(i < 4 ? 5 : 6, out.crashed);
+	}
+	EXPECT_TRUE(peer_banned("10.100.4.2/32"));
+	EXPECT_FALSE(peer_banned("10.100.5.2/32"));
+	root = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			    "10.199.0.1:7807"));
+	ASSERT_GT(root.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.100.7.2", "-c", "8", "-r", "crash", "tcp",
+			  "10.199.0.1:7807"));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_TRUE(peer_banned("10.100.7.2/32"));
+	EXPECT_EQ(0, service_end(&root));
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(0, service_end(&mine[i]));
+}
+
+/*
+ * A ban stays in force when the prefix length of peers changes, and is
+ * enforced in mode 2 only.
+ */
+TEST_F(brute, v4_ban_prefix_change_and_modes)
+{
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7796"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "6", "-r", "crash", "tcp",
+			  "10.199.0.1:7796"));
+	EXPECT_EQ(5, out.crashed);
+	ASSERT_EQ(0, sysctl_write("peer_prefix_v4", "24"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "2", "tcp", "10.199.0.1:7796"));
+	EXPECT_EQ(2, out.refused);
+	ASSERT_EQ(0, sysctl_write("mode", "1"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "2", "tcp", "10.199.0.1:7796"));
+	EXPECT_EQ(2, out.answered);
+	ASSERT_EQ(0, sysctl_write("mode", "2"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "1", "tcp", "10.199.0.1:7796"));
+	EXPECT_EQ(1, out.refused);
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/* A Unix service that makes its socket again keeps its bans. */
+TEST_F(brute, v4_unix_ban_survives_restart)
+{
+	struct outcome out;
+	struct run srv;
+
+	srv = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-u", "4243", "-c", "6",
+			  "-r", "crash", "unix", UNIX_PATH));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_EQ(0, service_end(&srv));
+	srv = service(ARGV((char *)path_of("service"), "unix", UNIX_PATH));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-u", "4243", "-c", "2",
+			  "unix", UNIX_PATH));
+	EXPECT_EQ(2, out.refused);
+	out = client(ARGV((char *)path_of("client"), "-u", "4244", "-c", "1",
+			  "unix", UNIX_PATH));
+	EXPECT_EQ(1, out.answered);
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * Root that dropped CAP_SETUID runs a set-user-ID program of user 1000
+ * until it crashes twelve times: root is never the user of an exec attack,
+ * its processes are never killed for one.
+ */
+TEST_F(brute, v4_root_without_setuid_not_banned)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		if (prctl(PR_CAPBSET_DROP, CAP_SETUID, 0, 0, 0))
+			_exit(125);
+		execl(path_of("attacker"), "attacker", "exec", "12",
+		      path_of("crasher_suid1000"), "segv", NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_FALSE(user_in_table(0));
+}
+
+/*
+ * An ordinary bug: crashes slower than crash_period_threshold_ms.  The
+ * peer is never banned for it; at backstop_faults the service is asked to
+ * restart (it lives), and killed at its next crash if nothing restarted
+ * it.
+ */
+TEST_F(brute, v4_slow_backstop_restart)
+{
+	struct outcome out;
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("crash_period_threshold_ms", "50"));
+	ASSERT_EQ(0, sysctl_write("min_faults", "2"));
+	ASSERT_EQ(0, sysctl_write("max_faults", "3"));
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "4"));
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7797"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "4", "-i", "300", "-r", "crash",
+			  "tcp", "10.199.0.1:7797"));
+	EXPECT_EQ(4, out.crashed);
+	EXPECT_FALSE(peer_banned("10.199.0.2/32"));
+	usleep(200000);
+	EXPECT_NE(srv.pid, waitpid(srv.pid, &status, WNOHANG));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "1", "-r", "crash", "tcp",
+			  "10.199.0.1:7797"));
+	EXPECT_EQ(1, out.crashed);
+	EXPECT_EQ(SIGKILL, service_end(&srv));
 }
 
 TEST_HARNESS_MAIN

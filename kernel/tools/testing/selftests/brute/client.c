@@ -15,6 +15,7 @@
  *                a connected request waits up to 10 s for its reply
  *   -u UID       run as UID (set the real, effective and saved user ID)
  *   -S FILE      rewrite FILE with the counts after every request
+ *   -M           connect with MPTCP
  *
  * Prints "answered A crashed C refused R" at the end: answered, the
  * service replied; crashed, the connection closed without a reply;
@@ -41,6 +42,7 @@ static const char *kind, *where, *request = "hello";
 static char *sources[64];
 static int nsources, timeout_ms = 1000;
 static long answered, crashed, refused;
+static int use_mptcp;
 static volatile sig_atomic_t stop;
 
 static void die(const char *what)
@@ -98,7 +100,8 @@ static int connect_to(long i, const struct timespec *deadline)
 		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
 			die("inet_pton");
 		len = sizeof(*in);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK,
+			    use_mptcp ? 262 /* IPPROTO_MPTCP */ : 0);
 		if (fd >= 0 && nsources) {
 			struct sockaddr_in src = { .sin_family = AF_INET };
 
@@ -197,7 +200,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
-	while ((opt = getopt(argc, argv, "n:b:B:c:r:i:t:u:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:B:c:r:i:t:u:S:M")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -240,6 +243,9 @@ int main(int argc, char **argv)
 		}
 		case 'S':
 			status = optarg;
+			break;
+		case 'M':
+			use_mptcp = 1;
 			break;
 		default:
 			return 2;

@@ -29,6 +29,8 @@ for i in $(seq 0 19); do
 	cp "$dir/crasher" "$dir/crasher_j$i" && chown 0:0 "$dir/crasher_j$i" &&
 		chmod 4755 "$dir/crasher_j$i" || exit 1
 done
+cp "$dir/crasher" "$dir/crasher_suid1000" && chown 1000:1000 "$dir/crasher_suid1000" &&
+	chmod 4755 "$dir/crasher_suid1000" || exit 1
 cp "$dir/crasher" "$dir/crasher_sgid1100" && chown 0:1100 "$dir/crasher_sgid1100" &&
 	chmod 2755 "$dir/crasher_sgid1100" || exit 1
 

@@ -4,7 +4,8 @@
  *
  * Usage: service [options] tcp ADDR:PORT | unix PATH [-- PROG ARGS...]
  *   Accepts connections; a child per connection reads one request line:
- *   "crash" makes it fault (SIGSEGV), anything else is answered "ok".
+ *   "crash" makes it fault (SIGSEGV), "bus" makes it raise SIGBUS (as a
+ *   mapped file truncated under it would), anything else is answered "ok".
  *   With PROG, each child executes PROG ARGS instead, the connection as
  *   its standard input and output (inetd style): PROG answers.
  *   -n PATH  enter the network namespace at PATH first
@@ -16,6 +17,15 @@
  *   -s       read the request with splice() through a pipe, not read()
  *   -p FILE  write the service's pid to FILE once it listens
  *   -1       exit after one connection was handled (for a supervisor test)
+ *   -M       listen with MPTCP (a client may choose MPTCP or TCP)
+ *   -k       a child serves requests until its client closes the
+ *            connection (keep-alive), not one
+ *   -F SRC   a request "frame" makes the child read a line from another
+ *            source, and fault if that line is "crash" (else answer):
+ *            udp:PORT (a datagram to that port of the service's), uring:PORT
+ *            (the same datagram, read by an io_uring worker thread),
+ *            fifo:PATH (a line of a named pipe), tcp:ADDR:PORT (a connection the
+ *            child makes to an upstream server)
  *
  * Prints "listening" once it listens.  Runs until killed.
  */
@@ -34,9 +44,17 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 
 static void die(const char *what)
 {
@@ -78,6 +96,12 @@ static void own_namespaces(uid_t uid)
 	write_file("/proc/self/gid_map", map);
 }
 
+static int use_mptcp, keepalive;
+
+/* The other source of -F: its kind, and the datagram socket if any. */
+static const char *frame_kind, *frame_arg;
+static int frame_udp = -1;
+
 static int listen_tcp(const char *spec)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET };
@@ -92,7 +116,7 @@ static int listen_tcp(const char *spec)
 	addr.sin_port = htons(atoi(colon + 1));
 	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
 		die("inet_pton");
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = socket(AF_INET, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
 	if (fd < 0)
 		die("socket");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -137,6 +161,99 @@ static ssize_t read_request(int conn, char *buf, size_t len, int use_splice)
 	return n;
 }
 
+/* One receive done by an io_uring worker thread (IOSQE_ASYNC). */
+static ssize_t uring_recv(int fd, char *buf, size_t len)
+{
+	struct io_uring_params p = { 0 };
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	void *sq, *cq;
+	int ring;
+
+	ring = syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0)
+		die("io_uring_setup");
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqes),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		die("mmap");
+	sq_tail = sq + p.sq_off.tail;
+	sq_mask = sq + p.sq_off.ring_mask;
+	sq_array = sq + p.sq_off.array;
+	cq_head = cq + p.cq_off.head;
+	cq_tail = cq + p.cq_off.tail;
+	cq_mask = cq + p.cq_off.ring_mask;
+	cqes = cq + p.cq_off.cqes;
+	memset(&sqes[0], 0, sizeof(sqes[0]));
+	sqes[0].opcode = IORING_OP_RECV;
+	sqes[0].fd = fd;
+	sqes[0].addr = (unsigned long)buf;
+	sqes[0].len = len;
+	sqes[0].flags = IOSQE_ASYNC;
+	sq_array[*sq_tail & *sq_mask] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
+		die("io_uring_enter");
+	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head)
+		return -1;
+	return cqes[*cq_head & *cq_mask].res;
+}
+
+/* Connect to the upstream ADDR:PORT of -F tcp: and read its line. */
+static ssize_t upstream_read(const char *spec, char *buf, size_t len)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	const char *colon = strchr(spec, ':');
+	char host[64];
+	int fd;
+
+	if (!colon || colon - spec >= (int)sizeof(host))
+		die("address");
+	memcpy(host, spec, colon - spec);
+	host[colon - spec] = '\0';
+	addr.sin_port = htons(atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
+		die("inet_pton");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		die("upstream");
+	return read(fd, buf, len);
+}
+
+/* The other source of -F, read after the request: its line. */
+static void read_frame(char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd;
+
+	if (!strcmp(frame_kind, "udp")) {
+		n = recv(frame_udp, buf, len, 0);
+	} else if (!strcmp(frame_kind, "uring")) {
+		n = uring_recv(frame_udp, buf, len);
+	} else if (!strcmp(frame_kind, "fifo")) {
+		/* One line, a byte at a time: the next child reads the next. */
+		fd = open(frame_arg, O_RDONLY);
+		if (fd < 0)
+			die(frame_arg);
+		for (n = 0; n < (ssize_t)len - 1; n++)
+			if (read(fd, buf + n, 1) != 1 || buf[n] == '\n')
+				break;
+	} else if (!strcmp(frame_kind, "tcp")) {
+		n = upstream_read(frame_arg, buf, len);
+	}
+	if (n <= 0)
+		_exit(1);
+	buf[n < (ssize_t)len ? n : (ssize_t)len - 1] = '\0';
+}
+
 static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
 {
 	char buf[64] = "";
@@ -151,13 +268,25 @@ static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
 		execv(prog[0], prog);
 		die("execv");
 	}
-	n = read_request(conn, buf, sizeof(buf) - 1, use_splice);
-	if (n <= 0)
-		_exit(1);
-	if (!strncmp(buf, "crash", 5))
-		fault();
-	if (write(conn, "ok\n", 3) != 3)
-		_exit(1);
+	do {
+		n = read_request(conn, buf, sizeof(buf) - 1, use_splice);
+		if (n <= 0)
+			_exit(keepalive ? 0 : 1);
+		if (!strncmp(buf, "crash", 5))
+			fault();
+		if (!strncmp(buf, "bus", 3))
+			raise(SIGBUS);
+		if (frame_kind && !strncmp(buf, "frame", 5)) {
+			char other[64] = "";
+
+			read_frame(other, sizeof(other));
+			if (!strncmp(other, "crash", 5))
+				fault();
+		}
+		if (write(conn, "ok\n", 3) != 3)
+			_exit(1);
+		memset(buf, 0, sizeof(buf));
+	} while (keepalive);
 	_exit(0);
 }
 
@@ -170,7 +299,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_IGN);
-	while ((opt = getopt(argc, argv, "+n:u:U:sp:1")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:u:U:sp:1MkF:")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -195,9 +324,37 @@ int main(int argc, char **argv)
 		case '1':
 			once = 1;
 			break;
+		case 'M':
+			use_mptcp = 1;
+			break;
+		case 'k':
+			keepalive = 1;
+			break;
+		case 'F': {
+			char *colon = strchr(optarg, ':');
+
+			if (!colon)
+				return 2;
+			*colon = '\0';
+			frame_kind = optarg;
+			frame_arg = colon + 1;
+			break;
+		}
 		default:
 			return 2;
 		}
+	}
+	if (frame_kind && (!strcmp(frame_kind, "udp") ||
+			   !strcmp(frame_kind, "uring"))) {
+		struct sockaddr_in addr = {
+			.sin_family = AF_INET,
+			.sin_port = htons(atoi(frame_arg)),
+		};
+
+		frame_udp = socket(AF_INET, SOCK_DGRAM, 0);
+		if (frame_udp < 0 ||
+		    bind(frame_udp, (struct sockaddr *)&addr, sizeof(addr)))
+			die("udp");
 	}
 	if (argc - optind < 2)
 		return 2;
