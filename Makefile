@@ -9,7 +9,8 @@
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
 #   make demo                   a fork brute-force attack on a network service, Brute off vs on
 #   make bench                  Brute's fork/exec/TCP overhead, a service's availability under
-#                               attack (prod kernel) and brute-reportd's throughput
+#                               attack (prod kernel), Debian's real services under attack
+#                               (tests/bench/services.py) and brute-reportd's throughput
 #   make install | uninstall    the daemon, its units and configuration, the audit rules
 #                               (never apt-get; an edited file under /etc is never replaced)
 #   make dist                   brute-VERSION.tar.gz of the tree (VERSION: scripts/version.sh)
@@ -82,6 +83,7 @@ check-system: deps
 # or BENCH_KERNEL; never KERNEL, make check's test kernel (lockdep, no Landlock or Yama).
 bench: deps
 	@$(PYTHON) tests/bench/bench.py
+	@$(PYTHON) tests/bench/services.py
 	@$(MAKE) -s -C daemon bench
 
 shell-fast: deps

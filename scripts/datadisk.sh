@@ -5,6 +5,8 @@
 #   rig/       run-tests.sh, system-run, tap.sh, inject/, bin/ (runas, segv, ...)
 #   selftests/ the static selftests, if built
 #   demo/      tests/demo: its programs (built by tests/demo/Makefile), guest script, unit, configuration
+#   services/  tests/services: services.sh, etc/, svcbench (static) and brute-fault.so (the
+#              preload library, built against this host's glibc: Debian 12's, as the guest's)
 #   debs/      the brute-reportd Debian package (scripts/pkg.sh: daemon, unit, catalog,
 #              rules, plugin configuration), installed with dpkg -i before the tests run
 #   root/      tests/system/root/, copied onto / in the guest after that
@@ -34,6 +36,20 @@ if [ -f "$top/tests/demo/Makefile" ]; then
 	mkdir -p "$stage/demo"
 	cp -a "$rig/demo/." "$stage/demo/"
 	install -m 644 "$top"/tests/demo/{demo.sh,*.service,*.conf} "$stage/demo/"
+fi
+
+if [ -f "$top/tests/services/services.sh" ]; then
+	svc=$stage/services
+	mkdir -p "$svc/etc"
+	gcc -static -O2 -Wall -Wextra -Werror -o "$svc/svcbench" \
+		"$top/tests/services/src/svcbench.c" 2>"$rig/services-build.log" ||
+		{ cat "$rig/services-build.log" >&2; die "building svcbench failed"; }
+	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$svc/brute-fault.so" \
+		"$top/tests/services/src/brute-fault.c" -ldl ||
+		die "building brute-fault.so failed"
+	install -m 644 "$top"/tests/services/{services.sh,collect.awk} "$svc/"
+	install -m 644 "$top"/tests/services/etc/* "$svc/etc/"
+	install -m 644 "$top/tests/demo/rsyslog-brute-siem.conf" "$svc/etc/"
 fi
 
 if [ "${BRUTE_SYSTEM_INSTALL:-deb}" = make ]; then

@@ -14,7 +14,10 @@ img=$rig/rootfs.ext4
 # The audit packages with userspace/audit/ applied (built once, cached), installed over
 # Debian's: the image's key covers them.
 audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
-key=$( (sha256sum "$0"; echo "$audit") | sha256sum | cut -d' ' -f1)
+# (The script's content, not its path: the key is the same however the script is called.)
+svcetc=$top/tests/services/etc
+key=$( (sha256sum <"$0"; cat "$svcetc/brute-fault.conf" "$svcetc/brute-svc-lb.service"
+	echo "$audit") | sha256sum | cut -d' ' -f1)
 if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
 	echo "$img"
 	exit 0
@@ -49,6 +52,47 @@ chroot "$dir" sh -c 'dpkg -i /tmp/audit-debs/*.deb' >>"$rig/debootstrap.log" 2>&
 rm -rf "$dir/tmp/audit-debs"
 [ "$(chroot "$dir" dpkg-query -W auditd libaudit1 libauparse0 | grep -c '+brute1$')" = 3 ] ||
 	die "the image does not have the patched audit packages"
+
+# The real services of tests/services/ (issue 30), from Debian's own packages: installed here,
+# configured and started only by the scripts that use them (tests/services/services.sh). Every
+# unit the packages enable is disabled below, so that the other system tests boot and run as
+# before: nothing of these listens or runs unless a test starts it. No policy-rc.d is needed:
+# with no systemd running in the chroot, the maintainer scripts enable units but start none.
+services="nginx php8.2-fpm apache2 openssh-server postfix dovecot-core dovecot-imapd dovecot-lmtpd"
+log "installing the services: $services"
+start=$(date +%s)
+wants_before=$(cd "$dir/etc/systemd/system" && find . -type l | sort)
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+cat >"$dir/tmp/debconf" <<'CONF'
+postfix postfix/main_mailer_type select Local only
+postfix postfix/mailname string system
+CONF
+chroot "$dir" sh -c 'debconf-set-selections /tmp/debconf && apt-get update &&
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends '"$services" \
+	>>"$rig/debootstrap.log" 2>&1 ||
+	die "installing $services failed, log: $rig/debootstrap.log"
+rm -f "$dir/tmp/debconf" "$dir/etc/resolv.conf"
+# What the packages enabled (multi-user.target.wants/nginx.service, timers, sockets, ...):
+# disabled, by removing the links they made; the scripts start what they use.
+for link in $(cd "$dir/etc/systemd/system" && find . -type l | sort |
+	comm -13 <(echo "$wants_before") -); do
+	rm -f "$dir/etc/systemd/system/$link"
+	echo "disabled: $link" >>"$rig/debootstrap.log"
+done
+# What tests/services/services.sh expects of the image (the rest of its configuration it copies
+# at test time, without a daemon-reload, which takes 10-40 s under TCG): the units' drop-ins
+# that load the preload library once a test writes the unit's environment file (inert until
+# then), the load balancer's unit, the site's and the mail's users, Apache's prefork MPM.
+for u in nginx php8.2-fpm apache2 ssh postfix@ dovecot; do
+	mkdir -p "$dir/etc/systemd/system/$u.service.d"
+	install -m 644 "$svcetc/brute-fault.conf" "$dir/etc/systemd/system/$u.service.d/"
+done
+install -m 644 "$svcetc/brute-svc-lb.service" "$dir/etc/systemd/system/"
+chroot "$dir" sh -c 'useradd -r -U -d /var/www/app -s /usr/sbin/nologin webapp &&
+	useradd -m -u 2001 -U alice && useradd -m -u 2002 -U bob &&
+	a2dismod -q mpm_event && a2enmod -q mpm_prefork' >>"$rig/debootstrap.log" 2>&1 ||
+	die "configuring the services failed, log: $rig/debootstrap.log"
+log "services installed in $(($(date +%s) - start)) s"
 
 echo system >"$dir/etc/hostname"
 printf '127.0.0.1 localhost system\n::1 localhost\n' >"$dir/etc/hosts"

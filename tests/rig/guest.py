@@ -36,7 +36,7 @@ CACHE = Path(os.environ.get("BRUTE_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "brute")
 RIG = CACHE / "rig"
 
-DEFAULT_TIMEOUT = {"fast": 720, "system": 600}
+DEFAULT_TIMEOUT = {"fast": 720, "system": 2400}
 MEMORY = {"fast": "512M", "system": "1G"}
 INJECTIONS = ("fail", "hang", "timeout", "panic")
 # Kernel messages that fail a run wherever they appear in a kernel line.

@@ -11,7 +11,9 @@
 #
 # Kernel command line (read from /proc/cmdline):
 #   rig.tests=NAME[,NAME]  run only these scripts (file names without .sh; default: all)
-#   rig.timeout=SECS       per-script timeout (default 60, 0 = none)
+#   rig.timeout=SECS       per-script timeout (default 60, 0 = none); a script that needs
+#                          more says so in its first lines: "# rig.timeout: SECS" (a bound
+#                          only raised by it, never lowered, and never set when it is none)
 #   rig.inject=fail|hang|timeout   also run a rig self-test that fails / hangs the whole
 #                                  guest / hangs past its per-script timeout (5 s)
 testdir=$1
@@ -49,6 +51,10 @@ emit() { # emit ok|not-ok DESCRIPTION
 run_script() { # run_script PATH TIMEOUT
 	name=${1##*/}
 	name=${name%.sh}
+	own=$(sed -n '1,20s/^# rig.timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
+	if [ -n "$own" ] && [ "$2" -gt 0 ] && [ "$own" -gt "$2" ]; then
+		set -- "$1" "$own"
+	fi
 	say "=== $name"
 	start=$(date +%s)
 	if [ "$2" -gt 0 ]; then
