@@ -37,7 +37,7 @@
  *                  answers "crashed" when the service closed without a
  *                  reply, "down" when nothing listened, "refused" when the
  *                  service refused it (a ban: EPERM, or a connection request
- *                  unanswered within 1 s)
+ *                  unanswered within 3 s: a SYN and its first retransmission)
  *   -p NETNS       the proxy runs in this network namespace (default -N)
  *   -Y UID         the proxy runs as UID once listening (default root)
  *   -L ADDR        the proxy connects to a TCP service from this address
@@ -346,7 +346,7 @@ static void say(int fd, const char *text)
 static int proxy_connect(int conn)
 {
 	enum outcome why = OTHER;
-	int fd = open_conn(kind, where, proxy_src, 0, now_ns() + 1000000000LL, &why);
+	int fd = open_conn(kind, where, proxy_src, 0, now_ns() + 3000000000LL, &why);
 
 	if (fd >= 0) {
 		fcntl(fd, F_SETFL, 0);
