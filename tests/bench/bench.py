@@ -25,12 +25,19 @@ TCP service (the selftests' service.c) run by a user under a supervisor that res
 ms after it exits, a benign client (a request every 50 ms) and an attacker (a crashing request
 every 20 ms) in another network namespace: one attacker address; 32 addresses in one /24; 32
 addresses in 32 /24s; a root service on a Unix socket attacked by a local user; and the first
-scenario with Brute off (mode 0) for reference.
+scenario with Brute off (mode 0) for reference. Then response v4's shapes (issue 29; the block
+"Response v4" below): a trusted load balancer, a PHP-FPM-shaped root master behind a local proxy
+(seen through, or mixing clients), an MPTCP client, a loopback client of another user, UDP
+framing, a service with file capabilities.
 
 Environment: BENCH_KERNEL (default: scripts/kernel.sh --flavour prod; KERNEL, the test
 kernel of make check, is not used), BENCH_BOOTS (3), BENCH_REPS (3), BENCH_FORKS (1000),
 BENCH_EXECS (250), BENCH_KILL (1000), BENCH_RR (2000), BENCH_ACCEPTS (500), BENCH_AVAIL_S
-(40 s per scenario; 0: no availability boot), BENCH_AVAIL_BOOTS (2).
+(40 s per scenario; 0: no availability boot), BENCH_AVAIL_BOOTS (2), BENCH_AVAIL_LSM (the
+availability boots' lsm=, default the brute stack's; lsm=capability,brute boots make check's
+test kernel, which has no Landlock or Yama: its figures are then that kernel's),
+BENCH_BOOT_TIMEOUT (1800 s: the bound on one boot; the test kernel, with lockdep, needs hours
+for the availability boot).
 
 --smoke [KERNEL]: one boot of KERNEL (make check: the test kernel) with Brute in its own LSM
 list, every loop with a few iterations and every availability scenario for 3 s; checks that
@@ -89,6 +96,123 @@ SCENARIOS = (
     ("off", "one address, Brute off",
      f"{TCP} -a 10.199.0.1:8005 -A {ONE} -- /service tcp 10.199.0.1:8005"),
 )
+
+# ---- Response v4 (issue 29): the party that caused the crash pays, on the shapes real hosts have.
+# Each scenario runs after the ones above, in the same boots, with the peer table flushed first;
+# after it the guest appends what the kernel holds: the peers with a ban in force (bans=, ADDR:PORT
+# or uid:N@PATH), the crashes counted in the load balancer's trusted entry (trusted_crashes=) and
+# the (user, target) entries of the service's user 4200 (table_4200=). The clients' proxy
+# (availbench -P) answers "crashed" or "down" for the service, so crashes are still counted
+# right. FPM: a root master (service.c -u: workers run as the pool's user) on a Unix socket, a
+# proxy of uid 33 (www-data) in av_srv in front of it; the attacker of the mixing proxy's
+# scenarios sends a valid request from a second address (10.103.0.2) before each crash, so that
+# the connection has carried two peers when the crash comes (-w).
+AVAIL_LSM = os.environ.get("BENCH_AVAIL_LSM", "")
+BOOT_TIMEOUT = int(os.environ.get("BENCH_BOOT_TIMEOUT", "1800"))
+FPM = "-k unix -C /run/netns/av_cli -p /run/netns/av_srv -b 10.198.0.2"
+V4_SCENARIOS = (
+    ("lb", "trusted load balancer",
+     f"{TCP} -a 10.199.0.1:8006 -A {ONE} -P 10.199.0.2:9006 -p /run/netns/av_cli -L 10.199.0.17 "
+     "-- /service tcp 10.199.0.1:8006"),
+    ("fpm", "FPM 4260, proxy 33, own conn",
+     f"{FPM} -A {ONE} -Y 33 -a /run/fpm-1.sock -P 10.199.0.1:8011 "
+     "-- /service -u 4260 unix /run/fpm-1.sock"),
+    ("fpm33", "FPM 33, proxy 33, own conn",
+     f"{FPM} -A {ONE} -Y 33 -a /run/fpm-2.sock -P 10.199.0.1:8012 "
+     "-- /service -u 33 unix /run/fpm-2.sock"),
+    ("fpmmix", "FPM 4260, proxy 33, mixing",
+     f"{FPM} -A {ONE} -w 10.103.0.2 -m -Y 33 -a /run/fpm-3.sock -P 10.199.0.1:8013 "
+     "-- /service -k -u 4260 unix /run/fpm-3.sock"),
+    ("fpm33mix", "FPM 33, proxy 33, mixing",
+     f"{FPM} -A {ONE} -w 10.103.0.2 -m -Y 33 -a /run/fpm-4.sock -P 10.199.0.1:8014 "
+     "-- /service -k -u 33 unix /run/fpm-4.sock"),
+    ("mptcp", "MPTCP client",
+     f"{TCP} -M -a 10.199.0.1:8008 -A {ONE} -- /service -M tcp 10.199.0.1:8008"),
+    ("loop", "loopback, another user",
+     "-N /run/netns/av_srv -C /run/netns/av_srv -X 4243 -B 4244 -a 127.0.0.1:8009 "
+     "-- /service tcp 127.0.0.1:8009"),
+    ("udp", "UDP framing",
+     f"{TCP} -F 8999 -a 10.199.0.1:8010 -A {ONE} -- /service -F udp:8999 tcp 10.199.0.1:8010"),
+    ("fcaps", "file capabilities",
+     f"{TCP} -c /tmp/av_fcaps -a 10.199.0.1:80 -A {ONE} -- /service tcp 10.199.0.1:80"),
+)
+V4_SETUP = r"""	# response v4 (issue 29)
+	{ echo "address add 10.103.0.2/32 dev av_1"; echo "address add 10.199.0.17/32 dev av_1"; } |
+		ip -n av_cli -batch - || echo "error: address setup (v4)" >$out
+	echo "add 10.199.0.17" >/sys/kernel/security/brute/trusted || echo "error: trusted list" >$out
+	b=/sys/kernel/security/brute
+	v4facts() {
+		bans=$(sed -n -e 's/^peer=\([^ ]*\) .* lport=\([0-9]*\) .*ban_left_s=[1-9].*/\1:\2/p' \
+			-e 's/^peer=\([^ ]*\) .* lpath=\([^ ]*\) .*ban_left_s=[1-9].*/\1@\2/p' $b/peers | tr '\n' ,)
+		echo "bans=${bans:--} trusted_crashes=$(sed -n 's/^trusted=10\.199\.0\.17\/32 .*crashes=//p' $b/trusted)" \
+			"table_4200=$(grep -c '^attacker_uid=4200 ' $b/targets)"
+	}"""
+
+
+def v4_lines():
+    """The v4 scenarios' lines of the guest's init (after the scenarios above)."""
+    lines = [V4_SETUP]
+    for key, _, args in V4_SCENARIOS:
+        lines.append(f"\techo flush >$b/lift\n"
+                     f"\techo \"avail {key} $(/availbench -d {AVAIL_S} {args}) $(v4facts)\" >$out")
+    return lines
+
+
+def v4_initramfs(root):
+    """What the v4 lines need beyond the guest above: grep and sed."""
+    for applet in ("grep", "sed"):
+        if not (root / "bin" / applet).exists():
+            (root / "bin" / applet).symlink_to("busybox")
+
+
+def print_v4(results):
+    if not any(any(k in avail for k, _, _ in V4_SCENARIOS) for avail in results):
+        return
+    print("\nResponse v4 (issue 29), the same boots and clients: through a load balancer the operator "
+          "trusts (10.199.0.17, in the clients' namespace); a PHP-FPM-shaped root master (workers of "
+          "the pool's user: 4260, or 33 as the proxy) behind a proxy of uid 33 on its Unix socket, "
+          "relaying each client over a connection of its own (own conn) or every client over one "
+          "(mixing; the attacker sends a valid request from a second address before each crash); "
+          "an attacker over MPTCP; a local user (4243) on 127.0.0.1 while another (4244) is served; "
+          "UDP framing (the benign client's requests make the service read a datagram, the "
+          "attacker sends them); a copy of the service with cap_net_bind_service=+ep run by user "
+          "4200 on port 80\n")
+    print(f"{'scenario':<32}{'benign answered':>20}{'crashes':>9}{'per addr':>9}{'refused':>8}"
+          f"{'per rand.':>10}{'restarts':>9}{'proxy refused':>14}{'alive':>6}{'trusted':>8}"
+          f"{'4200 in table':>14}  bans in force after it")
+    for b, avail in enumerate(results):
+        for key, name, _ in V4_SCENARIOS:
+            label = f"{name} #{b + 1}" if len(results) > 1 else name
+            a = avail.get(key)
+            if not a:
+                print(f"{label:<32} (no result)")
+                continue
+            benign = f"{a['benign_pct']}% ({a['benign_answered']}/{a['benign_sent']})"
+            print(f"{label:<32}{benign:>20}{a['crashes']:>9}{a['crashes_per_addr_max']:>9}"
+                  f"{a['addrs_banned'] + '/' + a['addrs']:>8}{'max ' + a['cpr_max']:>10}"
+                  f"{a['restarts']:>9}{a.get('proxy_refused', '?'):>14}{a.get('alive', '?'):>6}"
+                  f"{(a.get('trusted_crashes') or '-') if key == 'lb' else '-':>8}{a.get('table_4200', '?'):>14}  "
+                  f"{a.get('bans', '?')}")
+        for key, name, _ in V4_SCENARIOS:
+            label = f"{name} #{b + 1}" if len(results) > 1 else name
+            a = avail.get(key, {})
+            if a.get("cpr", "-") != "-" and int(a.get("restarts", 0)):
+                print(f"  crashes per randomization, {label}: {a['cpr']}")
+    print("\n(refused: the attacker's sources found refused; alive: the service answered a benign "
+          "request after the attack; trusted: crashes the load balancer's trusted entry counted; "
+          "4200 in table: (user, target) entries of the service's user; UDP framing's benign "
+          "requests are the ones the attacker's datagrams crash: its benign share is not "
+          "availability)")
+
+
+def v4_smoke(availres):
+    problems = []
+    for key, _, _ in V4_SCENARIOS:
+        a = availres[0].get(key) if availres else None
+        if not a or any(f not in a for f in ("cpr_max", "benign_pct", "alive", "bans")):
+            problems.append(f"no availability figures for scenario {key}")
+    return problems
+# ---- end of response v4's block
 
 INIT = """#!/bin/sh
 mount -t proc proc /proc
@@ -189,6 +313,7 @@ def write_initramfs(root, name, loops, avail):
             line = ("\techo 0 >/proc/sys/kernel/brute/mode\n" + line +
                     "\n\techo 2 >/proc/sys/kernel/brute/mode")
         scenarios.append(line)
+    scenarios += v4_lines()
     text = INIT
     for k, v in (("{loops}", int(loops)), ("{avail}", int(avail)), ("{reps}", REPS),
                  ("{forks}", FORKS), ("{execs}", EXECS), ("{kill}", KILL), ("{rr}", RR),
@@ -210,7 +335,7 @@ def write_initramfs(root, name, loops, avail):
 def boot(kernel, initrd, smp, extra):
     results = WORK / "results.log"
     results.unlink(missing_ok=True)
-    cmd = ["timeout", "1800", "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
+    cmd = ["timeout", str(BOOT_TIMEOUT), "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
            "-icount", "shift=0,sleep=off", "-m", "512", "-smp", str(smp),
            "-nographic", "-no-reboot", "-kernel", str(kernel), "-initrd", str(initrd),
            "-append", f"console=ttyS0 panic=-1 quiet kunit.enable=0 {extra}".strip(),
@@ -340,6 +465,7 @@ def smoke_checks(runs, availres, bounds):
         a = availres[0].get(key) if availres else None
         if not a or "cpr_max" not in a or "benign_pct" not in a:
             problems.append(f"no availability figures for scenario {key}")
+    problems += v4_smoke(availres)
     if not bounds:
         problems.append("no tunables read")
     console = (WORK / "console.log").read_text(errors="replace")
@@ -367,6 +493,7 @@ def main():
             text=True, check=True).stdout.strip().splitlines()[-1]
     WORK.mkdir(parents=True, exist_ok=True)
     root = build_initramfs()
+    v4_initramfs(root)
     start = time.monotonic()
     runs, availres, bounds, avail_lsm = {}, [], None, ""
     if SMOKE:
@@ -379,6 +506,7 @@ def main():
         availres.append(avail)
         print_overhead(kernel, runs, variants)
         print_avail(availres, bounds, lsm)
+        print_v4(availres)
         print(f"\n({time.monotonic() - start:.0f} s)")
         return smoke_checks(runs, availres, bounds)
     loops = write_initramfs(root, "loops", True, False)
@@ -393,13 +521,14 @@ def main():
     if AVAIL_S > 0:
         initrd = write_initramfs(root, "avail", False, True)
         for b in range(AVAIL_BOOTS):
-            avail_lsm, _, avail, bounds = boot(kernel, initrd, 2, VARIANTS[0][1])
+            avail_lsm, _, avail, bounds = boot(kernel, initrd, 2, AVAIL_LSM or VARIANTS[0][1])
             availres.append(avail)
             log(f"availability boot {b + 1}/{AVAIL_BOOTS}: " + ", ".join(
                 f"{k} {a.get('benign_pct')}%" for k, a in avail.items()))
     print_overhead(kernel, runs, VARIANTS)
     if availres:
         print_avail(availres, bounds, avail_lsm)
+        print_v4(availres)
     print(f"\n({time.monotonic() - start:.0f} s)")
     return 0
 
