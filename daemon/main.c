@@ -349,6 +349,8 @@ static int switch_siem(struct daemon *d, const struct brute_config *cfg, char *e
 		spool_set_limits(sp, cfg->spool_max_size, cfg->spool_sync);
 		spool_set_min_free(sp, cfg->spool_min_free);
 	}
+	if (fw && d->forward)
+		forward_inherit(fw, d->forward);	/* the counters go on */
 	forward_free(d->forward);
 	if (d->spool && d->spool != sp) {
 		if (!spool_empty(d->spool))
@@ -603,12 +605,17 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 		     (fs ? fs->refused + fs->park_failed : 0);
 	c->spooled = ss ? ss->records : 0;
 	c->lost = d->input ? input_overruns(d->input) + input_truncated(d->input) : 0;
+	c->malformed = parser_get_stats(d->parser)->malformed;
+	c->oversized = parser_get_stats(d->parser)->oversized;
+	c->garbage = parser_get_stats(d->parser)->garbage;
+	c->journal_failed = d->out.journal_failed;
 	if (fs) {
 		c->parked = fs->parked - fs->park_failed;
 		snprintf(c->siem, sizeof(c->siem), "%s", siem_protocol_name(d->cfg.fwd.protocol));
 		snprintf(c->siem_target, sizeof(c->siem_target), "%s:%s", d->cfg.fwd.host, d->cfg.fwd.port);
 		c->connected = fs->connected;
 		c->failures = fs->failures;
+		c->resent = fs->resent;
 		c->last_delivery_usec = fs->last_delivery_usec;
 		c->last_error_usec = fs->last_error_usec;
 		snprintf(c->last_error, sizeof(c->last_error), "%s", fs->last_error);
@@ -767,6 +774,7 @@ static int run(int argc, char **argv)
 		return r;
 	log_set_quiet(d.args.quiet);
 	config_set_plugin_mode(d.args.mode == MODE_PLUGIN);
+	status_set_plugin_mode(d.args.mode == MODE_PLUGIN);
 	if (d.args.log_level >= 0)
 		log_set_max_level(d.args.log_level);
 

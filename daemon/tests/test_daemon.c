@@ -588,11 +588,31 @@ static bool state_is(const char *dir, const char *key, const char *want)
 	return false;
 }
 
+/* Accept one connection on lfd, read it to its end, close ours: a syslog receiver's part.
+ * A connection its sender gave up on ends too (its FIN follows what it sent). */
+static void serve_one(int lfd)
+{
+	struct pollfd p = { .events = POLLIN };
+	char buf[4096];
+	ssize_t n;
+
+	p.fd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(p.fd, 0);
+	do {
+		ck_assert_msg(poll(&p, 1, 10000) == 1, "the sender never ended its stream");
+		n = read(p.fd, buf, sizeof(buf));
+	} while (n > 0);
+	close(p.fd);
+}
+
 /*
  * issue 22, delivery state: what operators ask for first.  The state file
  * (and STATUS=, and brutectl status from it) says whether the SIEM is
  * connected, the last error, when the last delivery was, the time of the
- * oldest spooled alert, and the failures: with the receiver down, then up.
+ * oldest spooled alert, and the failures: with the receiver down, then
+ * up.  issue 31 #1: in between, a receiver that accepts and never reads:
+ * its TCP stack takes the alert, which is neither delivered nor
+ * connected (it showed siem_connected=1, a last delivery and spooled=0).
  */
 START_TEST(test_delivery_state)
 {
@@ -607,7 +627,7 @@ START_TEST(test_delivery_state)
 
 	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
 		 "siem_port = %u\nsiem_kinds = kill\nsiem_retry_min = 1\nsiem_retry_max = 1\n"
-		 "spool_dir = %s/spool\n", port, dir);
+		 "siem_timeout = 1\nspool_dir = %s/spool\n", port, dir);
 	write_config(conf, sizeof(conf), dir, text);
 	setenv("RUNTIME_DIRECTORY", dir, 1);
 	{
@@ -632,15 +652,36 @@ START_TEST(test_delivery_state)
 	ck_assert_msg(oldest >= t0 - 2000000 && oldest <= t0 + 60000000, "oldest %llu, t0 %llu",
 		      (unsigned long long)oldest, (unsigned long long)t0);
 
-	/* up: a receiver on that port takes it */
+	/* stalled: a receiver that accepts and never reads (its stack takes the alert) */
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons((uint16_t)port);
 	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
 	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
 	cfd = accept(lfd, NULL, NULL);
 	ck_assert_int_ge(cfd, 0);
+	ck_assert_msg(state_is(dir, "siem_last_error", "no progress:*"), "siem_last_error");
+	ck_assert(state_is(dir, "siem_connected", "0"));
+	state_key(dir, "spooled", v, sizeof(v));
+	ck_assert_str_eq(v, "1");
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_str_eq(v, "0");
+	state_key(dir, "siem_resent", v, sizeof(v));
+	ck_assert_int_ge(atoi(v), 1);
+	close(cfd);	/* killed, the alert unread: gone with it */
+
+	/* up: the receiver reads, and closes its end when the daemon's ends (connections the
+	 * daemon gave up on may wait in the queue before its current one: each is served) */
+	for (int i = 0; i < 200; i++) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		state_key(dir, "spooled", v, sizeof(v));
+		if (!strcmp(v, "0"))
+			break;
+		if (poll(&p, 1, 100) == 1)
+			serve_one(lfd);
+	}
 	ck_assert(state_is(dir, "siem_connected", "1"));
 	ck_assert(state_is(dir, "spooled", "0"));
 	ck_assert(state_is(dir, "spool_oldest_usec", "0"));
@@ -650,7 +691,6 @@ START_TEST(test_delivery_state)
 	ck_assert_int_eq(finish(&d, &out, &err), 0);
 	free(out);
 	free(err);
-	close(cfd);
 	close(lfd);
 	sb_free(&got);
 	rm_rf(dir);

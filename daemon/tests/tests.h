@@ -24,6 +24,7 @@ Suite *config_suite(void);
 Suite *daemon_suite(void);
 Suite *unit_suite(void);
 Suite *health_suite(void);
+Suite *delivery_suite(void);
 
 /* Path of a fixture under tests/fixtures (static buffer). */
 const char *fixture(const char *name);
