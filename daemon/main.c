@@ -348,6 +348,8 @@ static int switch_siem(struct daemon *d, const struct brute_config *cfg, char *e
 		}
 		spool_set_limits(sp, cfg->spool_max_size, cfg->spool_sync);
 		spool_set_min_free(sp, cfg->spool_min_free);
+		if (d->spool && sp != d->spool)
+			spool_inherit(sp, d->spool);	/* the counters go on */
 	}
 	if (fw && d->forward)
 		forward_inherit(fw, d->forward);	/* the counters go on */
@@ -600,8 +602,9 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 	c->entries = cs->entries;
 	c->queued = d->out.forwarded;
 	/* never delivered: not queued (the spool refused them), dropped from a full spool,
-	 * corrupt in it, too long for a datagram, refused by the receiver and not kept */
-	c->dropped = d->out.forward_failed + (ss ? ss->dropped + ss->corrupt : 0) +
+	 * corrupt or missing in it, too long for a datagram, refused by the receiver and not
+	 * kept; entries, all of them */
+	c->dropped = d->out.forward_failed + (ss ? ss->dropped + ss->lost : 0) +
 		     (fs ? fs->refused + fs->park_failed : 0);
 	c->spooled = ss ? ss->records : 0;
 	c->lost = d->input ? input_overruns(d->input) + input_truncated(d->input) : 0;

@@ -214,6 +214,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, journal_suite());
 	srunner_add_suite(sr, siem_suite());
 	srunner_add_suite(sr, spool_suite());
+	srunner_add_suite(sr, spool_loss_suite());
 	srunner_add_suite(sr, forward_suite());
 	srunner_add_suite(sr, delivery_suite());
 	srunner_add_suite(sr, tls_suite());

@@ -697,6 +697,75 @@ START_TEST(test_delivery_state)
 }
 END_TEST
 
+/*
+ * issue 31 #3: the spool's oldest segment file removed while the daemon was
+ * stopped: 31 entries were gone without a line or a count.  Now the daemon
+ * says so at start and alerts_dropped counts them, entry by entry.
+ */
+START_TEST(test_missing_segment_counted)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], spool[600], path[700], want[32], *out, *err;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t pos, next, second = 0;
+	struct spool *sp;
+	struct child d;
+	int lost = 0;
+
+	snprintf(spool, sizeof(spool), "%s/spool", dir);
+	ck_assert_int_eq(mkdir(spool, 0700), 0);
+	/* 4 KiB segments (spool_max_size 256 KiB): 80 kill entries make several */
+	ck_assert_int_eq(spool_open(spool, 256 * 1024, false, &sp), 0);
+	for (int i = 0; i < 80; i++) {
+		struct entry e;
+
+		entry_init(&e, ENTRY_KILL, LOG_CRIT, 1700000000000000ull + (uint64_t)i);
+		entry_set_message(&e, "Killed 1 task of hierarchy %d (/usr/sbin/victim-with-a-long-name)", i);
+		entry_add_u64(&e, "HIERARCHY", (uint64_t)i);
+		sb_reset(&sb);
+		ck_assert_int_eq(entry_serialize(&e, &sb), 0);
+		ck_assert_int_eq(spool_append(sp, sb.buf, sb.len), 0);
+		entry_free(&e);
+	}
+	/* the entries of the first segment file: those before the second one's base */
+	for (pos = spool_head(sp); spool_read(sp, pos, &sb, &next) == 0; pos = next) {
+		snprintf(path, sizeof(path), "%s/spool.%016llx", spool, (unsigned long long)next);
+		if (access(path, F_OK) == 0) {
+			second = next;
+			lost++;
+			break;
+		}
+		lost++;
+	}
+	ck_assert_uint_gt(second, 0);
+	spool_close(sp);
+	sb_free(&sb);
+	snprintf(path, sizeof(path), "%s/spool.%016llx", spool, 0ull);
+	ck_assert_int_eq(unlink(path), 0);
+
+	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
+		 "siem_port = %u\nspool_dir = %s\nspool_max_size = 256K\n", closed_port(), spool);
+	write_config(conf, sizeof(conf), dir, text);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	snprintf(want, sizeof(want), "%d", lost);
+	ck_assert_msg(state_is(dir, "alerts_dropped", want), "alerts_dropped");
+	snprintf(want, sizeof(want), "%d", 80 - lost);
+	ck_assert(state_is(dir, "spooled", want));
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	snprintf(text, sizeof(text), "%d entries never delivered, counted as dropped", lost);
+	ck_assert_msg(strstr(err, "the oldest segment file is missing") && strstr(err, text), "%s", err);
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
@@ -710,6 +779,7 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_two_instances_one_spool);
 	tcase_add_test(tc, test_reload_refused_keeps_forwarding);
 	tcase_add_test(tc, test_delivery_state);
+	tcase_add_test(tc, test_missing_segment_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }
