@@ -693,6 +693,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 		now = now_monotonic_ms();
 		if (!d->record_time)
 			correlate_tick(d->corr, now);
+		parser_tick(d->parser, now);
 		if (d->forward)
 			forward_dispatch(d->forward, 0, now);
 		if (d->watchdog_ms && now >= d->watchdog_next) {
@@ -710,6 +711,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 
 		if (!d->record_time)
 			deadline = correlate_next_deadline(d->corr);
+		deadline = min_u64(deadline, parser_next_deadline(d->parser));
 		if (d->forward)
 			deadline = min_u64(deadline, forward_next_deadline(d->forward, now));
 		if (d->watchdog_ms)
@@ -876,6 +878,7 @@ static int run(int argc, char **argv)
 	if (d.live)
 		status_remove(status_dir());
 	parser_finish(d.parser);
+	parser_flush_log(d.parser);
 	correlate_close_all(d.corr, d.record_time ? "end-of-input" : "shutdown");
 	drain(&d, &wait_mask);
 	if (parser_get_stats(d.parser)->malformed || parser_get_stats(d.parser)->oversized)

@@ -566,6 +566,29 @@ static int peer_check(struct brute_peer *p, uint64_t seen)
 	return 0;
 }
 
+/* Why the last record_from_auparse() failed, for the log. */
+static char last_error[96];
+
+const char *record_last_error(void)
+{
+	return last_error[0] ? last_error : "invalid";
+}
+
+static int refuse(const char *what, const char *field)
+{
+	snprintf(last_error, sizeof(last_error), "%s%s%s", what, field ? " " : "", field ? field : "");
+	return -EBADMSG;
+}
+
+/* The name of the first field in missing. */
+static const char *first_missing(uint64_t missing)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(field_table); i++)
+		if (missing & BIT(field_table[i].id))
+			return field_table[i].name;
+	return "?";
+}
+
 int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 {
 	const au_event_t *ts;
@@ -587,21 +610,21 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	}
 
 	if (auparse_first_field(au) <= 0)
-		return -EBADMSG;
+		return refuse("no fields", NULL);
 	do {
 		const char *name = auparse_get_field_name(au);
 		const char *value = auparse_get_field_str(au);
 		int id;
 
 		if (!name || !value)
-			return -EBADMSG;
+			return refuse("a field without a name or value", NULL);
 		id = lookup_field(name);
 		if (id < 0)
 			continue;	/* extra fields are allowed (forward compatible) */
 		if (seen & BIT(id))
-			return -EBADMSG;	/* duplicate field */
+			return refuse("a second field", name);
 		if (parse_field(au, r, (enum field_id)id, value) < 0)
-			return -EBADMSG;
+			return refuse("an invalid or too long value of", name);
 		seen |= BIT(id);
 	} while (auparse_next_field(au) > 0);
 
@@ -609,7 +632,7 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 	case BRUTE_TYPE_HIERARCHY:
 		need = BIT(F_HIERARCHY) | BIT(F_STATUS);
 		if ((seen & need) != need)
-			return -EBADMSG;
+			return refuse("no field", first_missing(need & ~seen));
 		if (r->status == HIER_ALLOCATED)
 			need |= BIT(F_EXEC_PARENT) | SUBJ_REQUIRED;
 		else
@@ -643,7 +666,7 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		if (r->kill_summary) {
 			need = BIT(F_HIERARCHY) | BIT(F_KILLED) | BIT(F_UNREPORTED);
 			if (r->unreported > r->killed)
-				return -EBADMSG;
+				return refuse("unreported= above killed=", NULL);
 		} else {
 			need = BIT(F_HIERARCHY) | BIT(F_OPID) | BIT(F_OUID) | BIT(F_OAUID) |
 			       BIT(F_OCOMM) | BIT(F_OEXE);
@@ -670,25 +693,26 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 		return -EOPNOTSUPP;
 	}
 	if ((seen & need) != need)
-		return -EBADMSG;
+		return refuse("no field", first_missing(need & ~seen));
 	/*
 	 * A target is the three fields or none: a partial key identifies
 	 * nothing.  attacker_uid alone names a user (v3 setid/fcaps boundaries).
 	 */
 	if ((seen & (BIT(F_TARGET_DEV) | BIT(F_TARGET_INO))) &&
 	    (seen & TARGET_FIELDS) != TARGET_FIELDS)
-		return -EBADMSG;
+		return refuse("a partial target: no field", first_missing(TARGET_FIELDS & ~seen));
 	r->has_target = (seen & TARGET_FIELDS) == TARGET_FIELDS;
 	r->has_attacker = seen & BIT(F_ATTACKER_UID);
 	r->has_owner = seen & BIT(F_OWNER_UID);
 	r->has_records_dropped = seen & BIT(F_RECORDS_DROPPED);
 	if ((seen & PEER_ANY_FIELDS) && peer_check(&r->peer, seen) < 0)
-		return -EBADMSG;
+		return refuse("peer fields that do not agree (peer, transport, laddr/lport, peer_uid/lino)", NULL);
 	r->subj.present = (seen & SUBJ_REQUIRED) == SUBJ_REQUIRED;
 	r->has_new_ids = (seen & (BIT(F_NEW_UID) | BIT(F_NEW_EUID))) ==
 			 (BIT(F_NEW_UID) | BIT(F_NEW_EUID));
 	if (type != BRUTE_TYPE_CONFIG && type != BRUTE_TYPE_UNBAN &&
 	    type != BRUTE_TYPE_PEER_UNBAN && r->hierarchy == 0)
-		return -EBADMSG;
+		return refuse("brute_hierarchy=0", NULL);
+	last_error[0] = '\0';
 	return 0;
 }

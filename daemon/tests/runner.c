@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	log_set_max_level(LOG_WARNING);
 	srunner_add_suite(sr, parser_suite());
+	srunner_add_suite(sr, long_records_suite());
 	srunner_add_suite(sr, correlate_suite());
 	srunner_add_suite(sr, journal_suite());
 	srunner_add_suite(sr, siem_suite());

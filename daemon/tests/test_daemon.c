@@ -251,6 +251,28 @@ START_TEST(test_bad_config_refused)
 }
 END_TEST
 
+/* A key of the state file in dir, "" when absent. */
+static void state_key(const char *dir, const char *key, char *val, size_t len)
+{
+	if (status_read_key(dir, key, val, len) < 0)
+		val[0] = '\0';
+}
+
+/* Wait (20 s at most) until dir's state file has key=want (want ending in '*': a prefix). */
+static bool state_is(const char *dir, const char *key, const char *want)
+{
+	char v[512];
+	size_t n = strlen(want);
+
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, key, v, sizeof(v));
+		if (want[n - 1] == '*' ? !strncmp(v, want, n - 1) : !strcmp(v, want))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
 /* auditd plugin mode: a kill record reaches the output quickly; SIGTERM exits 0. */
 START_TEST(test_plugin_latency_sigterm)
 {
@@ -319,8 +341,16 @@ START_TEST(test_plugin_latency_sigterm)
 		}
 		ck_assert_msg(seen, "no records=2 incidents=2 in %s", path);
 	}
+	/* issue 31 #2: what is refused is counted in the state file, and logged with its ID */
+	n = snprintf(line, sizeof(line),
+		     "type=UNKNOWN[1714] msg=audit(%lld.000:6): brute_hierarchy=4294967397 opid=x ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\nnot a record\n",
+		     (long long)time(NULL));
+	ck_assert(write(c.in, line, (size_t)n) == n);
+	ck_assert(state_is(dir, "records_malformed", "1"));
+	ck_assert(state_is(dir, "lines_garbage", "1"));
 	kill(c.pid, SIGTERM);
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert_msg(strstr(err, ".000:6): an invalid or too long value of opid") != NULL, "%s", err);
 	/* shutdown closes the open incident with a summary */
 	ck_assert(strstr(out, "closed (shutdown)") != NULL);
 	/* and takes the state file away: brutectl shows no stale counters */
@@ -565,28 +595,6 @@ START_TEST(test_reload_refused_keeps_forwarding)
 	rm_rf(dir);
 }
 END_TEST
-
-/* A key of the state file in dir, "" when absent. */
-static void state_key(const char *dir, const char *key, char *val, size_t len)
-{
-	if (status_read_key(dir, key, val, len) < 0)
-		val[0] = '\0';
-}
-
-/* Wait (20 s at most) until dir's state file has key=want (want ending in '*': a prefix). */
-static bool state_is(const char *dir, const char *key, const char *want)
-{
-	char v[512];
-	size_t n = strlen(want);
-
-	for (int i = 0; i < 200; i++) {
-		state_key(dir, key, v, sizeof(v));
-		if (want[n - 1] == '*' ? !strncmp(v, want, n - 1) : !strcmp(v, want))
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
 
 /* Accept one connection on lfd, read it to its end, close ours: a syslog receiver's part.
  * A connection its sender gave up on ends too (its FIN follows what it sent). */
