@@ -431,7 +431,7 @@ static void connect_to(struct forward *f, uint64_t now_ms)
 static void receiver_back(struct forward *f)
 {
 	if (f->outage_logged)
-		log_notice("SIEM receiver %s:%s takes entries again, delivering %llu queued message(s)",
+		log_notice("SIEM receiver %s:%s takes entries again (%llu queued)",
 			   f->cfg.host, f->cfg.port,
 			   (unsigned long long)spool_get_stats(f->spool)->records);
 	f->outage_logged = false;

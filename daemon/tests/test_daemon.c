@@ -7,12 +7,15 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -596,20 +599,19 @@ START_TEST(test_reload_refused_keeps_forwarding)
 }
 END_TEST
 
-/* Accept one connection on lfd, read it to its end, close ours: a syslog receiver's part.
- * A connection its sender gave up on ends too (its FIN follows what it sent). */
+/* Accept one connection on lfd, read it to its end (or until nothing came for 5 s), close
+ * ours: a syslog receiver's part.  A connection its sender gave up on ends too (its FIN
+ * follows what it sent). */
 static void serve_one(int lfd)
 {
 	struct pollfd p = { .events = POLLIN };
 	char buf[4096];
-	ssize_t n;
+	ssize_t n = 1;
 
 	p.fd = accept(lfd, NULL, NULL);
 	ck_assert_int_ge(p.fd, 0);
-	do {
-		ck_assert_msg(poll(&p, 1, 10000) == 1, "the sender never ended its stream");
+	while (n > 0 && poll(&p, 1, 5000) == 1)
 		n = read(p.fd, buf, sizeof(buf));
-	} while (n > 0);
 	close(p.fd);
 }
 
@@ -661,7 +663,7 @@ START_TEST(test_delivery_state)
 		      (unsigned long long)oldest, (unsigned long long)t0);
 
 	/* stalled: a receiver that accepts and never reads (its stack takes the alert) */
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons((uint16_t)port);
 	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
@@ -774,6 +776,140 @@ START_TEST(test_missing_segment_counted)
 }
 END_TEST
 
+/*
+ * issue 31 #4: a reload that changes one SIEM key replaces the forwarder,
+ * and zeroed its counters: siem_failures, siem_last_delivery_usec (and
+ * alerts_parked, its share of alerts_dropped).  They go on now.
+ */
+START_TEST(test_reload_keeps_counters)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], delivered[64], v[64], *out, *err;
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	unsigned port = closed_port();
+	struct child d;
+	int lfd, failures;
+
+#define CONF(timeout) do { \
+		snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n" \
+			 "siem_port = %u\nsiem_kinds = kill\nsiem_retry_min = 1\nsiem_retry_max = 1\n" \
+			 "siem_timeout = %d\nspool_dir = %s/spool\n", port, timeout, dir); \
+		write_config(conf, sizeof(conf), dir, text); \
+	} while (0)
+	CONF(10);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	/* a delivery, then the receiver goes: failures */
+	feed_kill(&d, 6001, &got);
+	serve_one(lfd);
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, "siem_last_delivery_usec", delivered, sizeof(delivered));
+		if (strtoull(delivered, NULL, 10) > 0)
+			break;
+		usleep(100000);
+	}
+	ck_assert_uint_gt(strtoull(delivered, NULL, 10), 0);
+	close(lfd);
+	feed_kill(&d, 6002, &got);
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, "siem_failures", v, sizeof(v));
+		if (atoi(v) >= 3)
+			break;
+		usleep(100000);
+	}
+	failures = atoi(v);
+	ck_assert_int_ge(failures, 3);
+	/* one SIEM key changes: a new forwarder, the same spool */
+	CONF(20);
+#undef CONF
+	ck_assert_int_eq(run_reload(dir, &err), 0);
+	free(err);
+	state_key(dir, "reload_result", v, sizeof(v));
+	ck_assert_str_eq(v, "ok");
+	state_key(dir, "siem_failures", v, sizeof(v));
+	ck_assert_msg(atoi(v) >= failures, "siem_failures %s after the reload, %d before", v, failures);
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_str_eq(v, delivered);
+	state_key(dir, "siem_last_error", v, sizeof(v));
+	ck_assert_msg(!strncmp(v, "connect: ", 9), "siem_last_error %s", v);
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	free(out);
+	free(err);
+	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * issue 31 #4: the auditd plugin wrote the service's state file
+ * (/run/brute-reportd/status) and removed it when it stopped.  Now it has
+ * its own (/run/brute-reportd-plugin/status) and never removes another
+ * daemon's; and the journal's refusals are in it.  /run: a tmpfs in a mount
+ * namespace of this test's own process (root).
+ */
+START_TEST(test_plugin_state_file)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], *out, *err, v[64];
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_un un = { .sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket" };
+	struct child d;
+	int jfd;
+	FILE *f;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
+		test_skip("daemon: the plugin's state file needs a private /run (root, CAP_SYS_ADMIN)");
+		rm_rf(dir);
+		return;
+	}
+	/* the service's, as it writes it (its pid: this test's, alive) */
+	ck_assert_int_eq(mkdir("/run/brute-reportd", 0755), 0);
+	ck_assert((f = fopen("/run/brute-reportd/status", "w")) != NULL);
+	fprintf(f, "version=1\npid=%d\nrecords=7\n", (int)getpid());
+	fclose(f);
+	/* journald's socket, nobody behind it (a journald that died): sending fails (with no
+	 * socket at all, sd_journal_sendv() drops entries silently) */
+	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
+	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
+	jfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ck_assert_int_eq(bind(jfd, (struct sockaddr *)&un, sizeof(un)), 0);
+	close(jfd);
+	write_config(conf, sizeof(conf), dir, "journal = yes\n");
+	unsetenv("RUNTIME_DIRECTORY");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	feed_kill(&d, 7001, &got);
+	ck_assert(state_is("/run/brute-reportd-plugin", "records", "1"));
+	ck_assert(state_is("/run/brute-reportd-plugin", "journal_failures", "1"));
+	state_key("/run/brute-reportd", "records", v, sizeof(v));
+	ck_assert_str_eq(v, "7");	/* the service's, untouched */
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	ck_assert_int_eq(access("/run/brute-reportd-plugin/status", F_OK), -1);
+	ck_assert_int_eq(access("/run/brute-reportd/status", F_OK), 0);
+	free(out);
+	free(err);
+	sb_free(&got);
+	umount("/run");
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
@@ -788,6 +924,8 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_reload_refused_keeps_forwarding);
 	tcase_add_test(tc, test_delivery_state);
 	tcase_add_test(tc, test_missing_segment_counted);
+	tcase_add_test(tc, test_reload_keeps_counters);
+	tcase_add_test(tc, test_plugin_state_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

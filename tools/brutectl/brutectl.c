@@ -1370,6 +1370,8 @@ static bool is_number(const char *s)
 /* ---- brute-reportd's state file (brute-reportd(8): /run/brute-reportd/status) ---- */
 
 #define REPORTD_STATUS_PATH "/run/brute-reportd/status"
+/* the auditd plugin's (brute-reportd --stdin), read when the service's is absent */
+#define REPORTD_PLUGIN_STATUS_PATH "/run/brute-reportd-plugin/status"
 
 static const char *const reportd_keys[] = {
 	"pid", "brute", "audit", "mode", "records", "incidents", "incidents_open", "attacks",
@@ -1378,12 +1380,16 @@ static const char *const reportd_keys[] = {
 	"siem", "siem_target", "siem_connected", "siem_failures", "siem_last_delivery_usec",
 	"siem_last_error_usec", "siem_last_error", "spool_oldest_usec", "alerts_parked",
 	"updated_usec",
+	/* issue 31: what it refused, journal failures, entries sent again, the last reload */
+	"records_malformed", "lines_oversized", "lines_garbage", "journal_failures", "siem_resent",
+	"reloads", "reload_result", "reload_error",
 };
 #define N_REPORTD_KEYS (sizeof(reportd_keys) / sizeof(reportd_keys[0]))
 
 struct reportd_info {
 	int err;	/* 0, or why there is none (ENOENT: not running) */
 	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */
+	bool plugin;	/* the auditd plugin's file (the service's is absent) */
 	char vals[N_REPORTD_KEYS][320];
 };
 
@@ -1394,6 +1400,15 @@ static void read_reportd(struct reportd_info *ri)
 
 	memset(ri, 0, sizeof(*ri));
 	free(path);
+	if (!f && errno == ENOENT) {
+		path = sys_path(REPORTD_PLUGIN_STATUS_PATH);
+		f = fopen(path, "re");
+		free(path);
+		if (f)
+			ri->plugin = true;
+		else
+			errno = ENOENT;	/* neither: not running */
+	}
 	if (!f) {
 		ri->err = errno;
 		return;
@@ -1467,6 +1482,41 @@ static void print_delivery(const struct reportd_info *ri)
 	putchar('\n');
 }
 
+/* A number key: 0 when absent (an older daemon). */
+static uint64_t rn(const struct reportd_info *ri, const char *key)
+{
+	uint64_t v;
+
+	return is_number(rv(ri, key)) && parse_u64(rv(ri, key), UINT64_MAX, &v) ? v : 0;
+}
+
+/* What it refused, the journal's refusals, the entries sent again, the last reload: when
+ * there is any. */
+static void print_problems(const struct reportd_info *ri)
+{
+	uint64_t refused = rn(ri, "records_malformed") + rn(ri, "lines_oversized") +
+			   rn(ri, "lines_garbage");
+
+	if (refused)
+		printf("         refused: %llu line%s (%llu malformed records, %llu too long, %llu not records)\n",
+		       (unsigned long long)refused, refused == 1 ? "" : "s",
+		       (unsigned long long)rn(ri, "records_malformed"),
+		       (unsigned long long)rn(ri, "lines_oversized"),
+		       (unsigned long long)rn(ri, "lines_garbage"));
+	if (rn(ri, "journal_failures"))
+		printf("         journal: %s entries refused\n", rv(ri, "journal_failures"));
+	if (rn(ri, "siem_resent"))
+		printf("         resent: %s entries sent again (their connection ended before the receiver confirmed them)\n",
+		       rv(ri, "siem_resent"));
+	if (!strcmp(rv(ri, "reload_result"), "failed")) {
+		printf("         reload: FAILED, the running configuration kept: ");
+		put_name_tty(stdout, rv(ri, "reload_error"), strlen(rv(ri, "reload_error")));
+		putchar('\n');
+	} else if (!strcmp(rv(ri, "reload_result"), "ok") && rn(ri, "reloads")) {
+		printf("         reload: ok (%s since start)\n", rv(ri, "reloads"));
+	}
+}
+
 static void print_reportd(const struct reportd_info *ri, bool json)
 {
 	if (json) {
@@ -1475,7 +1525,8 @@ static void print_reportd(const struct reportd_info *ri, bool json)
 			fputs("null", stdout);
 			return;
 		}
-		printf("{\"stale\":%s", ri->stale ? "true" : "false");
+		printf("{\"stale\":%s,\"plugin\":%s", ri->stale ? "true" : "false",
+		       ri->plugin ? "true" : "false");
 		for (size_t i = 0; i < N_REPORTD_KEYS; i++) {
 			printf(",\"%s\":", reportd_keys[i]);
 			if (is_number(ri->vals[i]))
@@ -1490,6 +1541,8 @@ static void print_reportd(const struct reportd_info *ri, bool json)
 		printf("reportd: not running (no " REPORTD_STATUS_PATH ")\n");
 		return;
 	}
+	if (ri->plugin)
+		printf("reportd: the auditd plugin (" REPORTD_PLUGIN_STATUS_PATH ")\n");
 	if (ri->err) {
 		printf("reportd: unknown (%s: %s)\n", REPORTD_STATUS_PATH, strerror(ri->err));
 		return;
@@ -1503,6 +1556,7 @@ static void print_reportd(const struct reportd_info *ri, bool json)
 	       rv(ri, "audit"), rv(ri, "mode"), rv(ri, "problems"),
 	       !strcmp(rv(ri, "problems"), "1") ? "" : "s");
 	print_delivery(ri);
+	print_problems(ri);
 }
 
 static size_t mode_index(void)
