@@ -655,11 +655,9 @@ static void receiver_closed(struct forward *f, uint64_t now_ms)
 	fail(f, now_ms, "closed by receiver", 0);
 }
 
-/* TCP, TLS: the batch is written: end our side of the stream, wait for the receiver's end. */
-static void start_close(struct forward *f, uint64_t now_ms)
+/* Our end of the stream: TLS close_notify (again when it did not fit), then the FIN. */
+static void send_end(struct forward *f, uint64_t now_ms)
 {
-	f->state = F_CLOSING;
-	f->progress_ms = now_ms;
 	if (f->tc) {
 		int r = tls_conn_bye(f->tc);
 
@@ -676,6 +674,14 @@ static void start_close(struct forward *f, uint64_t now_ms)
 	}
 	if (shutdown(f->fd, SHUT_WR) < 0)
 		fail(f, now_ms, "shutdown", errno);
+}
+
+/* TCP, TLS: the batch is written: end our side of the stream, wait for the receiver's end. */
+static void start_close(struct forward *f, uint64_t now_ms)
+{
+	f->state = F_CLOSING;
+	f->progress_ms = now_ms;
+	send_end(f, now_ms);
 }
 
 /* Format the next spooled message into f->cur; false if none. */
@@ -854,7 +860,7 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		revents = 0;
 	}
 	if (f->state == F_CLOSING && f->bye_pending) {
-		start_close(f, now_ms);	/* the rest of close_notify */
+		send_end(f, now_ms);	/* the rest of close_notify */
 		if (f->state != F_CLOSING)
 			return;
 	}
