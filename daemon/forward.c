@@ -5,13 +5,13 @@
 #include "forward.h"
 #include "parked.h"
 #include "relp.h"
+#include "resolve.h"
 #include "tls.h"
 
 #include <errno.h>
 #include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,15 @@
 #define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
 #define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
 #define PARK_RUN_MAX	8	/* RELP: refused in a row, beyond that the receiver refuses all */
+#define LINGER_MS	100	/* TCP, TLS: nothing more to send for that long: the batch ends */
 
-/* F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress */
-enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP };
+/*
+ * F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress.
+ * F_CLOSING: TCP and TLS, the batch written and our end of the stream
+ * closed (TLS: close_notify, then the TCP FIN), waiting for the receiver to
+ * close its end: that says it read everything (receiver_closed()).
+ */
+enum fstate { F_DOWN, F_CONNECTING, F_HANDSHAKE, F_UP, F_CLOSING };
 
 struct inflight {
 	uint64_t end_pos;	/* spool position after this message */
@@ -49,6 +55,10 @@ struct forward {
 	size_t cur_off;
 	uint64_t cur_end_pos;
 	bool blocked;		/* last write hit EAGAIN */
+	bool up;		/* the transport carries messages (TCP connected, TLS handshake done,
+				 * RELP session open); stats.connected: the receiver takes them */
+	bool bye_pending;	/* TLS, F_CLOSING: close_notify not fully written yet */
+	uint64_t idle_ms;	/* TCP, TLS: since when there is nothing more to send; 0: busy */
 
 	struct inflight ring[INFLIGHT_MAX];
 	size_t ring_start, ring_n;
@@ -60,9 +70,7 @@ struct forward {
 	uint64_t acked_bytes;
 
 	bool sync_failed;		/* logged once until a flush works again */
-	struct resolve_req *resolving;	/* in flight */
-	struct resolve_req *abandoned;	/* timed out, still in glibc's hands */
-	uint64_t resolve_deadline;
+	struct resolver resolver;	/* the receiver's name, off the loop */
 	struct sockaddr_storage addr;	/* the last good address */
 	socklen_t addrlen;
 	int family;
@@ -88,9 +96,6 @@ struct forward {
 	uint64_t oldest_pos, oldest_usec;	/* forward_oldest_usec()'s cache */
 };
 
-struct resolve_req;
-static void resolve_abandon(struct forward *f);
-static void resolve_collect(struct forward *f);
 
 struct forward *forward_new(const struct forward_config *cfg, struct spool *spool)
 {
@@ -124,8 +129,15 @@ struct forward *forward_new(const struct forward_config *cfg, struct spool *spoo
 	return f;
 }
 
+/*
+ * The connection ends (failure, or a batch confirmed): what was sent on it
+ * and not confirmed is sent again from the first such message, counted in
+ * resent (the receiver may see it twice).  stats.connected is the
+ * receiver's state, not the socket's: only a failure clears it.
+ */
 static void close_conn(struct forward *f)
 {
+	f->stats.resent += f->ring_n + (f->cur_off && f->cur_off < f->cur.len ? 1 : 0);
 	tls_conn_free(f->tc);
 	f->tc = NULL;
 	f->tls_waiting = false;
@@ -138,7 +150,9 @@ static void close_conn(struct forward *f)
 		close(f->fd);
 	f->fd = -1;
 	f->state = F_DOWN;
-	f->stats.connected = false;
+	f->up = false;
+	f->bye_pending = false;
+	f->idle_ms = 0;
 	f->send_pos = spool_head(f->spool);
 	sb_reset(&f->cur);
 	f->cur_off = 0;
@@ -152,8 +166,7 @@ void forward_free(struct forward *f)
 	if (!f)
 		return;
 	close_conn(f);
-	resolve_abandon(f);
-	resolve_collect(f);
+	resolver_free(&f->resolver);
 	sb_free(&f->cur);
 	sb_free(&f->scratch);
 	sb_free(&f->probe_msg);
@@ -163,10 +176,38 @@ void forward_free(struct forward *f)
 	free(f);
 }
 
+void forward_inherit(struct forward *f, struct forward *old)
+{
+	struct forward_stats *n = &f->stats;
+	const struct forward_stats *o = &old->stats;
+
+	close_conn(old);
+	n->connects += o->connects;
+	n->failures += o->failures;
+	n->sent += o->sent;
+	n->acked += o->acked;
+	n->skipped += o->skipped;
+	n->refused += o->refused;
+	n->parked += o->parked;
+	n->park_failed += o->park_failed;
+	n->stalls += o->stalls;
+	n->resolve_timeouts += o->resolve_timeouts;
+	n->resent += o->resent;
+	n->last_delivery_usec = o->last_delivery_usec;
+	n->last_error_usec = o->last_error_usec;
+	snprintf(n->last_error, sizeof(n->last_error), "%s", o->last_error);
+	if (f->cfg.protocol == old->cfg.protocol && !strcmp(f->cfg.host, old->cfg.host) &&
+	    !strcmp(f->cfg.port, old->cfg.port)) {
+		n->connected = o->connected;
+		f->outage_logged = old->outage_logged;
+	}
+}
+
 /* what failed and why, logged once per outage; then back off */
 static void fail_msg(struct forward *f, uint64_t now_ms, const char *what, const char *why)
 {
 	f->stats.failures++;
+	f->stats.connected = false;
 	f->stats.last_error_usec = now_realtime_usec();
 	snprintf(f->stats.last_error, sizeof(f->stats.last_error), "%s: %s", what, why);
 	if (!f->outage_logged) {
@@ -185,62 +226,7 @@ static void fail(struct forward *f, uint64_t now_ms, const char *what, int err)
 	fail_msg(f, now_ms, what, err ? strerror(err) : "connection closed");
 }
 
-/* ---- name resolution, off the event loop ---- */
-
-/*
- * One getaddrinfo_a() request.  Heap-allocated with its own copies of the
- * name: if it is abandoned (timed out, forwarder freed) while glibc's
- * resolver thread still works on it, it must stay valid until done.
- */
-struct resolve_req {
-	struct gaicb cb;
-	struct addrinfo hints;
-	char host[256];
-	char port[16];
-};
-
-static void resolve_free(struct resolve_req *q)
-{
-	if (!q)
-		return;
-	if (q->cb.ar_result)
-		freeaddrinfo(q->cb.ar_result);
-	free(q);
-}
-
-/* Drop an in-flight request: freed now if glibc lets go of it, else leaked (rare, bounded). */
-static void resolve_abandon(struct forward *f)
-{
-	struct resolve_req *q = f->resolving;
-
-	f->resolving = NULL;
-	if (!q)
-		return;
-	if (gai_error(&q->cb) != EAI_INPROGRESS || gai_cancel(&q->cb) == EAI_CANCELED) {
-		resolve_free(q);
-		return;
-	}
-	/* still running in glibc's thread: it is parked and collected when done */
-	q->hints.ai_next = (struct addrinfo *)f->abandoned;
-	f->abandoned = q;
-}
-
-static void resolve_collect(struct forward *f)
-{
-	struct resolve_req **pp = &f->abandoned;
-
-	while (*pp) {
-		struct resolve_req *q = *pp;
-
-		if (gai_error(&q->cb) == EAI_INPROGRESS) {
-			pp = (struct resolve_req **)&q->hints.ai_next;
-			continue;
-		}
-		*pp = (struct resolve_req *)q->hints.ai_next;
-		q->hints.ai_next = NULL;
-		resolve_free(q);
-	}
-}
+/* ---- name resolution, off the event loop (resolve.h) ---- */
 
 static uint64_t resolve_timeout_ms(const struct forward *f)
 {
@@ -287,9 +273,7 @@ static void resolve_failed(struct forward *f, uint64_t now_ms, const char *why)
 static void start_connect(struct forward *f, uint64_t now_ms)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
-	struct gaicb *list[1];
-	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
-	struct resolve_req *q;
+	int r;
 
 	if (f->cfg.protocol == SIEM_RELP) {
 		/* librelp resolves, connects and opens the session in its own thread */
@@ -320,50 +304,29 @@ static void start_connect(struct forward *f, uint64_t now_ms)
 		freeaddrinfo(res);
 		return;
 	}
-	if (f->resolving)
+	if (resolver_busy(&f->resolver))
 		return;
-	q = calloc(1, sizeof(*q));
-	if (!q) {
-		resolve_failed(f, now_ms, strerror(ENOMEM));
-		return;
-	}
-	snprintf(q->host, sizeof(q->host), "%s", f->cfg.host);
-	snprintf(q->port, sizeof(q->port), "%s", f->cfg.port);
-	q->hints.ai_family = AF_UNSPEC;
-	q->hints.ai_socktype = hints.ai_socktype;
-	q->cb.ar_name = q->host;
-	q->cb.ar_service = q->port;
-	q->cb.ar_request = &q->hints;
-	list[0] = &q->cb;
-	if (getaddrinfo_a(GAI_NOWAIT, list, 1, &sev) != 0) {
-		free(q);
-		resolve_failed(f, now_ms, "cannot start the resolver");
-		return;
-	}
-	f->resolving = q;
-	f->resolve_deadline = now_ms + resolve_timeout_ms(f);
+	r = resolver_start(&f->resolver, f->cfg.host, f->cfg.port, hints.ai_socktype,
+			   now_ms + resolve_timeout_ms(f));
+	if (r < 0)
+		resolve_failed(f, now_ms, r == -ENOMEM ? strerror(ENOMEM) : "cannot start the resolver");
 }
 
 /* Called from the loop while a resolution is in flight. */
 static void poll_resolve(struct forward *f, uint64_t now_ms)
 {
-	struct resolve_req *q = f->resolving;
-	int r = gai_error(&q->cb);
+	const struct addrinfo *ai = NULL;
+	const char *why = "";
+	int r = resolver_poll(&f->resolver, now_ms, &ai, &why);
 
-	if (r == EAI_INPROGRESS) {
-		if (now_ms < f->resolve_deadline)
-			return;
-		f->stats.resolve_timeouts++;
-		resolve_abandon(f);
-		resolve_failed(f, now_ms, "no answer in time");
+	if (r == RESOLVE_PENDING)
 		return;
-	}
-	f->resolving = NULL;
-	if (r == 0 && q->cb.ar_result)
-		resolved(f, q->cb.ar_result, now_ms);
+	if (r == -ETIMEDOUT)
+		f->stats.resolve_timeouts++;
+	if (r == 0)
+		resolved(f, ai, now_ms);
 	else
-		resolve_failed(f, now_ms, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-	resolve_free(q);
+		resolve_failed(f, now_ms, why);
 }
 
 static void connected(struct forward *f, uint64_t now_ms);
@@ -464,17 +427,29 @@ static void connect_to(struct forward *f, uint64_t now_ms)
 		tcp_connected(f, now_ms);
 }
 
+/* The receiver takes entries again after an outage: said once. */
+static void receiver_back(struct forward *f)
+{
+	if (f->outage_logged)
+		log_notice("SIEM receiver %s:%s takes entries again (%llu queued)",
+			   f->cfg.host, f->cfg.port,
+			   (unsigned long long)spool_get_stats(f->spool)->records);
+	f->outage_logged = false;
+}
+
 static void connected(struct forward *f, uint64_t now_ms)
 {
 	f->progress_ms = now_ms;
 	f->acked_bytes = 0;
 	f->state = F_UP;
-	f->stats.connected = true;
-	if (f->outage_logged)
-		log_notice("SIEM receiver %s:%s reachable again, delivering %llu queued message(s)",
-			   f->cfg.host, f->cfg.port,
-			   (unsigned long long)spool_get_stats(f->spool)->records);
-	f->outage_logged = false;
+	f->up = true;
+	f->idle_ms = 0;
+	/* UDP: a datagram counts as delivered once sent; RELP: the receiver answered "open".
+	 * TCP and TLS: only a confirmed batch says the receiver reads (receiver_closed()). */
+	if (f->cfg.protocol == SIEM_UDP || f->relp) {
+		f->stats.connected = true;
+		receiver_back(f);
+	}
 }
 
 /* The first position still to send: the spool's head, or after the refused ones. */
@@ -567,10 +542,8 @@ static void check_relp(struct forward *f, uint64_t now_ms)
 
 	bool ok = relp_collect(f->relp, &acked, &up, &refused, err, sizeof(err));
 
-	if (ok && up && !f->stats.connected) {
-		f->stats.connected = true;
+	if (ok && up && !f->up)
 		connected(f, now_ms);
-	}
 	while (f->ring_n && f->ring[f->ring_start].end_pos <= acked) {
 		/* accepted: the receiver takes messages; those it refused before are parked */
 		park_candidates(f);
@@ -600,35 +573,115 @@ static void check_relp(struct forward *f, uint64_t now_ms)
 		fail_msg(f, now_ms, "RELP", err);
 }
 
-/* Drop acknowledged messages from the spool. */
+/* The messages whose bytes end at or before upto (the connection's count) are delivered. */
+static size_t confirm(struct forward *f, uint64_t upto, uint64_t now_ms)
+{
+	size_t n = 0;
+
+	while (f->ring_n && f->ring[f->ring_start].end_bytes <= upto) {
+		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
+		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
+		f->ring_n--;
+		n++;
+	}
+	if (n) {
+		f->stats.acked += n;
+		f->stats.last_delivery_usec = now_realtime_usec();
+		f->backoff = f->cfg.retry_min_ms;
+		f->progress_ms = now_ms;
+	}
+	return n;
+}
+
+/* TCP, TLS: the bytes of this connection the receiving TCP stack acknowledged. */
+static uint64_t wire_acked(const struct forward *f)
+{
+	int outq = 0;
+
+	if (ioctl(f->fd, SIOCOUTQ, &outq) < 0 || outq < 0 || (uint64_t)outq > f->written)
+		return f->acked_bytes;
+	return f->written - (uint64_t)outq;
+}
+
+/*
+ * Progress.  UDP: a datagram is delivered once sent.  RELP: what the
+ * receiver acknowledged.  TCP and TLS: what the receiving TCP stack
+ * acknowledged is progress (the receiver is not stalled), not delivery: a
+ * receiver that stops reading still has its stack take a socket buffer of
+ * messages, which it would never read.  Those messages stay spooled until
+ * the receiver closes its end of the stream in order (receiver_closed()).
+ */
 static void check_acks(struct forward *f, uint64_t now_ms)
 {
-	uint64_t acked = f->written;
-	int outq = 0;
+	uint64_t acked;
 
 	if (f->relp) {
 		check_relp(f, now_ms);
 		return;
 	}
-	if (f->ring_n == 0 && f->cur_off == 0)
+	if (f->cfg.protocol == SIEM_UDP) {
+		confirm(f, f->written, now_ms);
 		return;
-	if (f->cfg.protocol != SIEM_UDP) {
-		if (ioctl(f->fd, SIOCOUTQ, &outq) < 0)
-			return;
-		acked = f->written - (uint64_t)outq;
 	}
+	if (f->ring_n == 0 && f->cur_off == 0 && f->state != F_CLOSING)
+		return;
+	acked = wire_acked(f);
 	if (acked > f->acked_bytes) {
 		f->acked_bytes = acked;
 		f->progress_ms = now_ms;
 	}
-	while (f->ring_n && f->ring[f->ring_start].end_bytes <= acked) {
-		spool_ack(f->spool, f->ring[f->ring_start].end_pos);
-		f->ring_start = (f->ring_start + 1) % INFLIGHT_MAX;
-		f->ring_n--;
-		f->stats.acked++;
-		f->stats.last_delivery_usec = now_realtime_usec();
-		f->backoff = f->cfg.retry_min_ms;
+}
+
+/*
+ * TCP, TLS: the receiver closed its end of the stream in order (a FIN;
+ * TLS: close_notify or a FIN).  A socket closed with unread data is reset
+ * instead (RFC 1122, 4.2.2.13; every TCP stack does so), and data that
+ * arrives after the close is answered with a reset: so the receiver read
+ * every byte its stack had acknowledged by then.  Those messages are
+ * delivered; the rest are sent again on a new connection.  Normally this
+ * answers our own end of stream (start_close()), the batch complete.
+ */
+static void receiver_closed(struct forward *f, uint64_t now_ms)
+{
+	if (confirm(f, wire_acked(f), now_ms)) {
+		f->stats.connected = true;
+		receiver_back(f);
 	}
+	if (!f->ring_n && !f->cur_off) {
+		close_conn(f);
+		f->retry_at = now_ms;	/* more to send: at once */
+		return;
+	}
+	fail(f, now_ms, "closed by receiver", 0);
+}
+
+/* Our end of the stream: TLS close_notify (again when it did not fit), then the FIN. */
+static void send_end(struct forward *f, uint64_t now_ms)
+{
+	if (f->tc) {
+		int r = tls_conn_bye(f->tc);
+
+		f->written = tls_conn_wire_bytes(f->tc);
+		if (r == -EAGAIN) {
+			f->bye_pending = true;
+			return;
+		}
+		if (r < 0) {
+			fail_msg(f, now_ms, "TLS close", tls_conn_error(f->tc));
+			return;
+		}
+		f->bye_pending = false;
+	}
+	if (shutdown(f->fd, SHUT_WR) < 0)
+		fail(f, now_ms, "shutdown", errno);
+}
+
+/* TCP, TLS: the batch is written: end our side of the stream, wait for the receiver's end. */
+static void start_close(struct forward *f, uint64_t now_ms)
+{
+	f->state = F_CLOSING;
+	f->progress_ms = now_ms;
+	send_end(f, now_ms);
 }
 
 /* Format the next spooled message into f->cur; false if none. */
@@ -672,8 +725,14 @@ static void pump(struct forward *f, uint64_t now_ms)
 		ssize_t n;
 
 		if (f->cur.len == 0) {
-			if (f->ring_n == INFLIGHT_MAX || (f->probing && f->ring_n) || !load_next(f))
+			if (f->ring_n == INFLIGHT_MAX || (f->probing && f->ring_n))
 				return;
+			if (!load_next(f)) {
+				if (!f->idle_ms)
+					f->idle_ms = now_ms ? now_ms : 1;
+				return;
+			}
+			f->idle_ms = 0;
 		}
 		if (f->relp) {
 			if (f->probing) {
@@ -758,9 +817,9 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 	} else {
 		f->sync_failed = false;
 	}
-	if (f->abandoned)
-		resolve_collect(f);
-	if (f->state == F_DOWN && f->resolving) {
+	if (f->resolver.abandoned)
+		resolver_collect(&f->resolver);
+	if (f->state == F_DOWN && resolver_busy(&f->resolver)) {
 		poll_resolve(f, now_ms);
 		if (f->state == F_DOWN)
 			return;
@@ -800,15 +859,24 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 			return;
 		revents = 0;
 	}
-	if (f->state == F_UP && f->stats.connected && f->outage_logged)
-		connected(f, now_ms);
+	if (f->state == F_CLOSING && f->bye_pending) {
+		send_end(f, now_ms);	/* the rest of close_notify */
+		if (f->state != F_CLOSING)
+			return;
+	}
 
 	/* the receiver never talks; readable means closed or error (TLS: or a
 	 * post-handshake message such as a TLS 1.3 session ticket, discarded) */
 	if (f->relp) {
 		/* the eventfd: progress is collected by check_acks() */
 	} else if (f->tc && (revents & (POLLIN | POLLERR | POLLHUP))) {
-		if (tls_conn_drain(f->tc) < 0) {
+		int r = tls_conn_drain(f->tc);
+
+		if (r == -ESHUTDOWN) {
+			receiver_closed(f, now_ms);
+			return;
+		}
+		if (r < 0) {
 			fail_msg(f, now_ms, "receive", tls_conn_error(f->tc));
 			return;
 		}
@@ -816,6 +884,10 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		char buf[512];
 		ssize_t n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
+		if (n == 0 && f->cfg.protocol != SIEM_UDP) {
+			receiver_closed(f, now_ms);
+			return;
+		}
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 			/* ECONNREFUSED here: a UDP receiver port is closed */
 			fail(f, now_ms, n == 0 ? "closed by receiver" : "receive", n == 0 ? 0 : errno);
@@ -826,16 +898,26 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 	pump(f, now_ms);
 	if (f->state == F_UP)
 		check_acks(f, now_ms);
+	/* TCP, TLS: a full batch, or nothing more to send for LINGER_MS: end of stream */
+	if (f->state == F_UP && !f->relp && f->cfg.protocol != SIEM_UDP && !f->cur.len &&
+	    (f->ring_n == INFLIGHT_MAX || (f->idle_ms && now_ms - f->idle_ms >= LINGER_MS))) {
+		if (f->ring_n)
+			start_close(f, now_ms);
+		else
+			close_conn(f);	/* nothing was sent on it (the spool emptied meanwhile) */
+	}
 	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
-	if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP && f->relp &&
-	    (f->ring_n || f->cur.len) && !f->stats.connected) {
+	if (f->state == F_UP && f->cfg.timeout_ms && f->relp && (f->ring_n || f->cur.len) && !f->up) {
 		/* still connecting: librelp bounds that by the same timeout */
-	} else if (f->state == F_UP && f->cfg.timeout_ms && f->cfg.protocol != SIEM_UDP &&
-	    (f->ring_n || f->cur.len) && now_ms - f->progress_ms >= f->cfg.timeout_ms) {
+	} else if ((f->state == F_UP || f->state == F_CLOSING) && f->cfg.timeout_ms &&
+		   f->cfg.protocol != SIEM_UDP && (f->ring_n || f->cur.len) &&
+		   now_ms - f->progress_ms >= f->cfg.timeout_ms) {
 		f->stats.stalls++;
-		log_warning("SIEM receiver %s:%s (%s) took nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting",
-			    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
-			    (unsigned long long)(now_ms - f->progress_ms), f->ring_n + (f->cur.len ? 1 : 0));
+		if (!f->outage_logged)
+			log_warning("SIEM receiver %s:%s (%s) confirmed nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting, they are sent again",
+				    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
+				    (unsigned long long)(now_ms - f->progress_ms),
+				    f->ring_n + (f->cur.len ? 1 : 0));
 		fail(f, now_ms, "no progress", ETIMEDOUT);
 	}
 }
@@ -847,6 +929,8 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 	pfd->fd = f->fd;
 	if (f->state == F_HANDSHAKE)
 		pfd->events = f->tls_waiting ? POLLIN : tls_conn_events(f->tc);
+	else if (f->state == F_CLOSING)
+		pfd->events = (short)(POLLIN | (f->bye_pending ? tls_conn_events(f->tc) : 0));
 	else
 		pfd->events = f->state == F_CONNECTING ? POLLOUT :
 			      (short)(POLLIN | (f->blocked ? POLLOUT : 0));
@@ -856,12 +940,19 @@ bool forward_pollfd(const struct forward *f, struct pollfd *pfd)
 
 uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 {
-	if (f->state == F_DOWN && (f->resolving || f->abandoned))
+	if (f->state == F_DOWN && (resolver_busy(&f->resolver) || f->resolver.abandoned))
 		return now_ms + RESOLVE_POLL_MS;
 	if (f->state == F_DOWN)	/* nothing to send but the refused ones: wait for more */
 		return resume_pos(f) >= spool_tail(f->spool) ? UINT64_MAX : f->retry_at;
 	if (f->state == F_UP && f->ring_n)
 		return now_ms + ACK_POLL_MS;
+	if (f->state == F_UP && f->idle_ms && !f->relp && f->cfg.protocol != SIEM_UDP)
+		return f->idle_ms + LINGER_MS;
+	if (f->state == F_CLOSING && f->bye_pending)
+		return f->cfg.timeout_ms ? f->progress_ms + f->cfg.timeout_ms : UINT64_MAX;
+	if (f->state == F_CLOSING)	/* acknowledgements polled, then the receiver's end awaited */
+		return f->acked_bytes < f->written ? now_ms + ACK_POLL_MS :
+		       f->cfg.timeout_ms ? f->progress_ms + f->cfg.timeout_ms : UINT64_MAX;
 	if (f->state == F_HANDSHAKE && f->tls_waiting)
 		return f->tls_word_deadline;
 	if (f->state == F_HANDSHAKE)

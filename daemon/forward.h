@@ -3,15 +3,22 @@
  * forward.h - deliver spooled entries to the SIEM receiver.
  *
  * Entries are appended to the spool first; the forwarder reads them in
- * order, formats them for the configured protocol and writes them.  Over
- * TCP a message leaves the spool only once the receiving TCP stack has
- * acknowledged its last byte (SIOCOUTQ), so a receiver that goes away loses
- * nothing: after reconnecting, delivery resumes in order at the first
- * unacknowledged message.  While the receiver is unreachable, connection
- * attempts back off exponentially from retry_min_ms to retry_max_ms.
- * UDP is best effort: a datagram is done once send() accepted it.  A TCP
- * receiver that stops taking data (nothing acknowledged for timeout_ms
- * while messages are pending) is warned about and reconnected to.
+ * order, formats them for the configured protocol and writes them.  An
+ * entry leaves the spool only once the receiver has it.  RELP: the
+ * receiver acknowledged it.  TCP and TLS have no acknowledgement from the
+ * receiving program, and its TCP stack takes a socket buffer of messages
+ * whether the program reads them or not; so messages go in batches, one
+ * connection each: up to INFLIGHT_MAX messages, or until nothing more is
+ * queued for LINGER_MS, then our end of the stream is closed (TLS:
+ * close_notify), and when the receiver closes its end in order it has
+ * read everything its stack acknowledged (a socket closed with unread
+ * data is reset, RFC 1122): those messages are delivered.  A connection
+ * that makes no progress for timeout_ms (nothing acknowledged with
+ * messages pending, or no end of stream from the receiver), or that
+ * breaks, is dropped and its messages are sent again from the first one
+ * sent on it: duplicates are possible (counted in resent), loss is not.
+ * Attempts back off exponentially from retry_min_ms to retry_max_ms.
+ * UDP is best effort: a datagram is done once send() accepted it.
  */
 #ifndef BRUTE_FORWARD_H
 #define BRUTE_FORWARD_H
@@ -49,9 +56,13 @@ struct forward_stats {
 	uint64_t parked;	/* RELP: messages the receiver refused, kept aside (parked.h) */
 	uint64_t park_failed;	/* of those, not kept (the file full or not writable): dropped */
 	uint64_t stalls;	/* connections dropped for lack of progress */
+	uint64_t resent;	/* messages sent on a connection that ended before the receiver
+				 * confirmed them: sent again (the receiver may have them twice) */
 	uint64_t resolve_timeouts; /* name resolutions abandoned (no answer in time) */
-	bool connected;
-	uint64_t last_delivery_usec;	/* realtime of the last acknowledgement, 0: none yet */
+	bool connected;			/* the receiver takes entries: TCP, TLS: it confirmed the last
+					 * batch; RELP: its session is open; UDP: connected.  Cleared by
+					 * a failure, not by the end of a batch's connection. */
+	uint64_t last_delivery_usec;	/* realtime of the last confirmation, 0: none yet */
 	uint64_t last_error_usec;	/* realtime of the last failure, 0: none yet */
 	char last_error[256];		/* "what: why" of that failure */
 };
@@ -61,6 +72,12 @@ struct forward;
 /* The spool stays owned by the caller. */
 struct forward *forward_new(const struct forward_config *cfg, struct spool *spool);
 void forward_free(struct forward *f);
+/*
+ * A reload replaces old by f: the counters carry over (and the receiver's
+ * state when it is the same one); old's connection ends, what it had not
+ * confirmed counted as resent, to be sent by f.
+ */
+void forward_inherit(struct forward *f, struct forward *old);
 
 /*
  * Queue an entry: written to the spool before this returns, made durable

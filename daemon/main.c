@@ -350,7 +350,11 @@ static int switch_siem(struct daemon *d, const struct brute_config *cfg, char *e
 		}
 		spool_set_limits(sp, cfg->spool_max_size, cfg->spool_sync);
 		spool_set_min_free(sp, cfg->spool_min_free);
+		if (d->spool && sp != d->spool)
+			spool_inherit(sp, d->spool);	/* the counters go on */
 	}
+	if (fw && d->forward)
+		forward_inherit(fw, d->forward);	/* the counters go on */
 	forward_free(d->forward);
 	if (d->spool && d->spool != sp) {
 		if (!spool_empty(d->spool))
@@ -604,17 +608,23 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 	c->entries = cs->entries;
 	c->queued = d->out.forwarded;
 	/* never delivered: not queued (the spool refused them), dropped from a full spool,
-	 * corrupt in it, too long for a datagram, refused by the receiver and not kept */
-	c->dropped = d->out.forward_failed + (ss ? ss->dropped + ss->corrupt : 0) +
+	 * corrupt or missing in it, too long for a datagram, refused by the receiver and not
+	 * kept; entries, all of them */
+	c->dropped = d->out.forward_failed + (ss ? ss->dropped + ss->lost : 0) +
 		     (fs ? fs->refused + fs->park_failed : 0);
 	c->spooled = ss ? ss->records : 0;
 	c->lost = d->input ? input_overruns(d->input) + input_truncated(d->input) : 0;
+	c->malformed = parser_get_stats(d->parser)->malformed;
+	c->oversized = parser_get_stats(d->parser)->oversized;
+	c->garbage = parser_get_stats(d->parser)->garbage;
+	c->journal_failed = d->out.journal_failed;
 	if (fs) {
 		c->parked = fs->parked - fs->park_failed;
 		snprintf(c->siem, sizeof(c->siem), "%s", siem_protocol_name(d->cfg.fwd.protocol));
 		snprintf(c->siem_target, sizeof(c->siem_target), "%s:%s", d->cfg.fwd.host, d->cfg.fwd.port);
 		c->connected = fs->connected;
 		c->failures = fs->failures;
+		c->resent = fs->resent;
 		c->last_delivery_usec = fs->last_delivery_usec;
 		c->last_error_usec = fs->last_error_usec;
 		snprintf(c->last_error, sizeof(c->last_error), "%s", fs->last_error);
@@ -700,6 +710,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 		now = now_monotonic_ms();
 		if (!d->record_time)
 			correlate_tick(d->corr, now);
+		parser_tick(d->parser, now);
 		if (d->forward)
 			forward_dispatch(d->forward, 0, now);
 		if (d->actions)
@@ -719,6 +730,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 
 		if (!d->record_time)
 			deadline = correlate_next_deadline(d->corr);
+		deadline = min_u64(deadline, parser_next_deadline(d->parser));
 		if (d->forward)
 			deadline = min_u64(deadline, forward_next_deadline(d->forward, now));
 		if (d->watchdog_ms)
@@ -792,6 +804,7 @@ static int run(int argc, char **argv)
 		return r;
 	log_set_quiet(d.args.quiet);
 	config_set_plugin_mode(d.args.mode == MODE_PLUGIN);
+	status_set_plugin_mode(d.args.mode == MODE_PLUGIN);
 	if (d.args.log_level >= 0)
 		log_set_max_level(d.args.log_level);
 
@@ -899,6 +912,7 @@ static int run(int argc, char **argv)
 	if (d.live)
 		status_remove(status_dir());
 	parser_finish(d.parser);
+	parser_flush_log(d.parser);
 	correlate_close_all(d.corr, d.record_time ? "end-of-input" : "shutdown");
 	drain(&d, &wait_mask);
 	if (parser_get_stats(d.parser)->malformed || parser_get_stats(d.parser)->oversized)

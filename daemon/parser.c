@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <libaudit.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,80 @@ struct parser {
 	uint64_t delivered;	/* records seen by the callback (ok or not) */
 	struct brute_record rec;
 	struct parser_stats stats;
+	/* refusals: the first logged at once, then at most one line a minute */
+	uint64_t refused_held;		/* since the last line */
+	uint64_t refused_log_ms;	/* monotonic time of that line, 0: none yet */
+	char refused_last[256];		/* the last one held back */
 };
+
+#define REFUSED_LOG_INTERVAL_MS 60000
+
+static void refused_summary(struct parser *p, uint64_t now)
+{
+	log_warning("refused %llu more line(s) in the last minute, the last: %s",
+		    (unsigned long long)p->refused_held, p->refused_last);
+	p->refused_held = 0;
+	p->refused_log_ms = now ? now : 1;
+}
+
+/*
+ * A line or record that cannot be used: counted (its parser_stats
+ * counter), and logged with what identifies it (its audit ID, else the
+ * start of the line): the first at once, then at most one line a minute,
+ * which sums up what the minute held back (parser_tick()).
+ */
+static void __attribute__((format(printf, 2, 3))) refused(struct parser *p, const char *fmt, ...)
+{
+	uint64_t now = now_monotonic_ms();
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->refused_last, sizeof(p->refused_last), fmt, ap);
+	va_end(ap);
+	if (p->refused_log_ms && now - p->refused_log_ms < REFUSED_LOG_INTERVAL_MS) {
+		p->refused_held++;
+		return;
+	}
+	if (p->refused_held)
+		refused_summary(p, now);
+	log_warning("refused %s (counted; further refusals are logged at most once a minute)",
+		    p->refused_last);
+	p->refused_log_ms = now ? now : 1;
+}
+
+void parser_tick(struct parser *p, uint64_t now_ms)
+{
+	if (p->refused_held && now_ms - p->refused_log_ms >= REFUSED_LOG_INTERVAL_MS)
+		refused_summary(p, now_ms);
+}
+
+uint64_t parser_next_deadline(const struct parser *p)
+{
+	return p->refused_held ? p->refused_log_ms + REFUSED_LOG_INTERVAL_MS : UINT64_MAX;
+}
+
+void parser_flush_log(struct parser *p)
+{
+	if (p->refused_held)
+		refused_summary(p, now_monotonic_ms());
+}
+
+/* The start of a line, as text for the log ("..." when cut). */
+static const char *line_head(const char *line, size_t len, char *buf, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char raw[97];
+	size_t n = len < sizeof(raw) - 1 ? len : sizeof(raw) - 1;
+
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	memcpy(raw, line, n);
+	raw[n] = '\0';
+	sb_put_text(&sb, raw);	/* controls as \ooo; a NUL ends it */
+	snprintf(buf, size, "\"%s%s\"", sb_str(&sb), n < len && len > sizeof(raw) - 1 ? "..." : "");
+	sb_free(&sb);
+	return buf;
+}
 
 static void event_cb(auparse_state_t *au, auparse_cb_event_t type, void *userdata)
 {
@@ -41,7 +115,12 @@ static void event_cb(auparse_state_t *au, auparse_cb_event_t type, void *userdat
 		p->delivered++;
 		r = record_from_auparse(au, &p->rec);
 		if (r < 0) {
+			const au_event_t *ts = auparse_get_timestamp(au);
+
 			p->stats.malformed++;
+			refused(p, "a type %d record (audit ID %llu.%03u:%lu): %s", auparse_get_type(au),
+				ts ? (unsigned long long)ts->sec : 0ull, ts ? ts->milli : 0u,
+				ts ? ts->serial : 0ul, record_last_error());
 			continue;
 		}
 		p->stats.records++;
@@ -125,14 +204,15 @@ static void feed_record(struct parser *p, const char *line, size_t len)
 {
 	uint64_t before = p->delivered;
 
+	char head[200];
+
 	p->stats.fed++;
-	if (auparse_feed(p->au, line, len) < 0 || auparse_flush_feed(p->au) < 0) {
+	if (auparse_feed(p->au, line, len) < 0 || auparse_flush_feed(p->au) < 0 ||
+	    p->delivered == before) {
+		/* libauparse silently drops lines it can't parse at all */
 		p->stats.malformed++;
-		return;
+		refused(p, "a record libauparse cannot parse: %s", line_head(line, len, head, sizeof(head)));
 	}
-	/* libauparse silently drops lines it can't parse at all */
-	if (p->delivered == before)
-		p->stats.malformed++;
 }
 
 /* line includes the trailing '\n' */
@@ -141,18 +221,17 @@ static void process_line(struct parser *p, const char *line, size_t len)
 	size_t body = len;
 	int type;
 
+	char head[200];
+
 	p->stats.lines++;
 	if (body && line[body - 1] == '\n')
 		body--;
 	if (body == 0)
 		return;	/* blank lines are not records; don't count them */
-	if (memchr(line, '\0', body)) {
-		p->stats.garbage++;
-		return;
-	}
-	type = parser_line_type(line, body);
+	type = memchr(line, '\0', body) ? -1 : parser_line_type(line, body);
 	if (type < 0) {
 		p->stats.garbage++;
+		refused(p, "a line that is not an audit record: %s", line_head(line, body, head, sizeof(head)));
 		return;
 	}
 	if (!brute_type_known(type)) {
@@ -177,8 +256,13 @@ int parser_feed(struct parser *p, const char *data, size_t len)
 			continue;
 		}
 		if (p->partial.len + n > PARSER_LINE_MAX) {
+			char head[200];
+
 			p->stats.lines++;
 			p->stats.oversized++;
+			refused(p, "a line longer than %d KiB: %s", PARSER_LINE_MAX / 1024,
+				p->partial.len ? line_head(p->partial.buf, p->partial.len, head, sizeof(head)) :
+				line_head(data, n, head, sizeof(head)));
 			sb_reset(&p->partial);
 			p->discarding = !nl;
 			data += n;
@@ -232,11 +316,19 @@ int parser_feed_netlink(struct parser *p, int type, const char *payload, size_t 
 	while (len && (payload[len - 1] == '\0' || payload[len - 1] == '\n'))
 		len--;
 	if (len > PARSER_LINE_MAX) {
+		char head[200];
+
 		p->stats.oversized++;
+		refused(p, "a type %d netlink message of %zu bytes: %s", type, len,
+			line_head(payload, len, head, sizeof(head)));
 		return 0;
 	}
 	if (len == 0 || memchr(payload, '\0', len) || memchr(payload, '\n', len)) {
+		char head[200];
+
 		p->stats.garbage++;
+		refused(p, "a type %d netlink message that is not an audit record: %s", type,
+			line_head(payload, len, head, sizeof(head)));
 		return 0;
 	}
 	sb_reset(&p->line);

@@ -18,7 +18,8 @@
 
 #include "record.h"
 
-/* Longest accepted record line; the kernel's limit is 8970 bytes. */
+/* Longest accepted record line; Brute's longest records (a path of PATH_MAX,
+ * hex-encoded) are under 10 KiB. */
 #define PARSER_LINE_MAX (32 * 1024)
 
 struct parser_stats {
@@ -46,6 +47,17 @@ int parser_finish(struct parser *p);
 int parser_feed_netlink(struct parser *p, int type, const char *payload, size_t len);
 
 const struct parser_stats *parser_get_stats(const struct parser *p);
+
+/*
+ * What is refused (malformed, oversized, garbage) is counted and logged with
+ * its audit ID (else the start of its line): the first at once, then at most
+ * one line a minute summing up the rest.  parser_tick() writes that line when
+ * its minute is over (call it from the loop, by parser_next_deadline());
+ * parser_flush_log() at the end.
+ */
+void parser_tick(struct parser *p, uint64_t now_ms);
+uint64_t parser_next_deadline(const struct parser *p);
+void parser_flush_log(struct parser *p);
 
 /*
  * Record type named by an audit text line ("[node=N ]type=X msg=..."):

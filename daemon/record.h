@@ -49,7 +49,9 @@ void boundaries_to_list(unsigned mask, char *buf, size_t len);
 #define BRUTE_TIME_MAX 253402300799ull
 
 #define BRUTE_COMM_MAX 64
-#define BRUTE_PATH_MAX 4096
+/* A path as audit_log_d_path() writes it: d_path() in PATH_MAX + 11 bytes, room for a
+ * 4095-byte path and " (deleted)" (an executable removed since), its NUL included */
+#define BRUTE_PATH_MAX (4096 + 11)
 #define BRUTE_NAME_MAX 64
 
 struct brute_subject {
@@ -198,6 +200,8 @@ struct brute_record {
  * ones (peers, 1718-1719; docs/audit-records.md) are all accepted.
  */
 int record_from_auparse(auparse_state_t *au, struct brute_record *r);
+/* Why the last record_from_auparse() refused its record ("no field exe", ...). */
+const char *record_last_error(void);
 
 const char *attack_name(int attack);
 const char *speed_name(int speed);

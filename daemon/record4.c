@@ -147,12 +147,19 @@ int record4_field(struct brute_record *r, const char *name, const char *value, u
 
 int record4_check(struct brute_record *r, unsigned seen4)
 {
-	if ((seen4 & (V4_INPUT | V4_RELAY)) && r->type != BRUTE_TYPE_CRASH)
+	if ((seen4 & V4_INPUT) && r->type != BRUTE_TYPE_CRASH)
 		return -EBADMSG;
-	/* a relayed charge names its relay and its peer; a relay is only a relayed charge's */
+	/*
+	 * A relayed charge names its relay and its peer.  The kernel names the relay beside the
+	 * peer whenever the input came through one: also on a crash that was not charged
+	 * (input=trusted or ambiguous: a proxy that mixed its clients), on the peer attack and
+	 * on the peer ban.
+	 */
 	if (r->input == INPUT_RELAYED && (!r->has_relay || !r->peer.present || r->source != SOURCE_PEER))
 		return -EBADMSG;
-	if (r->has_relay && r->input != INPUT_RELAYED)
+	if (r->has_relay && (!r->peer.present ||
+			     (r->type != BRUTE_TYPE_CRASH && r->type != BRUTE_TYPE_ATTACK &&
+			      r->type != BRUTE_TYPE_PEER_BAN)))
 		return -EBADMSG;
 	if ((seen4 & V4_LPATH) && (!r->peer.present || r->peer.proto != PROTO_UNIX))
 		return -EBADMSG;

@@ -65,16 +65,24 @@ const char *siem_protocol_name(enum siem_protocol p)
 
 #define utf8_valid utf8_seq_len
 
+/* Bytes an SD-PARAM value takes as they are: printable ASCII but '"', '\\' and ']'. */
+static unsigned char sd_plain[256];
+
 int siem_escape_sd_value(struct strbuf *out, const char *value)
 {
 	const unsigned char *p = (const unsigned char *)value;
+
+	if (!sd_plain['a']) {
+		for (int c = 0x20; c < 0x7f; c++)
+			sd_plain[c] = c != '"' && c != '\\' && c != ']';
+	}
 
 	while (*p) {
 		const unsigned char *q = p;
 		size_t n;
 
 		/* a run of plain ASCII needing no escape: at once */
-		while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\' && *q != ']')
+		while (sd_plain[*q])
 			q++;
 		if (q > p) {
 			sb_put(out, p, (size_t)(q - p));

@@ -4,6 +4,7 @@
  */
 #include "spool.h"
 #include "quarantine.h"
+#include "spool_format.h"
 
 #include <dirent.h>
 #include <endian.h>
@@ -18,30 +19,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define SEG_HDR		32
-#define REC_HDR		12
-#define SEG_MAGIC	"BRSPOOL2"
-#define LEGACY_MAGIC	"BRSPOOL1"
-#define REC_MAGIC	0x31535242u	/* "BRS1" */
-#define SEG_OPEN	UINT64_MAX	/* count of the segment being written to */
 #define SEG_MIN		(4 * 1024)
 #define SEG_MAX		(32 * 1024 * 1024)
-#define SEG_PREFIX	"spool."
-#define SEG_NAME_LEN	(sizeof(SEG_PREFIX) - 1 + 16)
 #define HEAD_FILE	"spool.head"
 #define LOCK_FILE	"spool.lock"
 #define LEGACY_FILE	"spool"
 #define HOLES_MAX	4096
 #define CORRUPT_LOG_MAX	16		/* corrupt stretches logged one by one, then counted */
 #define STATVFS_EVERY	(1024 * 1024)	/* the free space is checked at least every MiB appended */
-#define SPOOL_POS_MAX	(1ull << 62)	/* 4 EiB written: positions never get near overflow */
-
-struct segment {
-	uint64_t base;		/* logical position of file offset SEG_HDR */
-	uint64_t size;		/* file size, header included */
-	uint64_t count;		/* records in it */
-	int fd;			/* -1: not open now */
-};
 
 struct hole {
 	uint64_t from, to;	/* logical: bytes that are not records, skipped */
@@ -55,6 +40,7 @@ struct spool {
 	bool active;		/* seg[nseg - 1] is the one appended to */
 	uint64_t head, tail;
 	uint64_t head_index;	/* records of seg[0] before head */
+	uint32_t tail_seq;	/* sequence number of the next record appended */
 	struct hole *holes;
 	size_t nholes;
 	struct quarantine q;
@@ -69,79 +55,6 @@ struct spool {
 	uint64_t dropped_at_log;
 	struct spool_stats stats;
 };
-
-static uint32_t fnv1a(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint32_t h = 2166136261u;
-
-	while (len--) {
-		h ^= *p++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static uint64_t sum64(const unsigned char *b, size_t len)
-{
-	uint32_t sum = fnv1a(b, len);
-
-	return sum ? sum : 1;
-}
-
-static int full_pwrite(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-static int full_pread(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EBADMSG;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
 
 /* ---- positions ---- */
 
@@ -182,11 +95,6 @@ static uint64_t seg_cap(const struct spool *s)
 	return c < SEG_MIN ? SEG_MIN : c > SEG_MAX ? SEG_MAX : c;
 }
 
-static void seg_name(uint64_t base, char *buf, size_t len)
-{
-	snprintf(buf, len, SEG_PREFIX "%016llx", (unsigned long long)base);
-}
-
 /* The segment holding pos: the last one with base <= pos; -1 if none. */
 static ssize_t seg_find(const struct spool *s, uint64_t pos)
 {
@@ -210,7 +118,7 @@ static int seg_fd(struct spool *s, size_t i)
 
 	if (g->fd >= 0)
 		return g->fd;
-	seg_name(g->base, name, sizeof(name));
+	spf_seg_name(g->base, name, sizeof(name));
 	g->fd = openat(s->dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	return g->fd >= 0 ? g->fd : -errno;
 }
@@ -220,18 +128,6 @@ static void seg_close(struct segment *g)
 	if (g->fd >= 0)
 		close(g->fd);
 	g->fd = -1;
-}
-
-static int seg_write_header(int fd, uint64_t base, uint64_t count)
-{
-	unsigned char h[SEG_HDR];
-
-	memset(h, 0, sizeof(h));
-	memcpy(h, SEG_MAGIC, 8);
-	put64(h + 8, base);
-	put64(h + 16, count);
-	put64(h + 24, sum64(h, 24));
-	return full_pwrite(fd, h, sizeof(h), 0);
 }
 
 /* Remove seg[i] from the array (its file stays). */
@@ -248,7 +144,7 @@ static void seg_unlink_first(struct spool *s)
 {
 	char name[SEG_NAME_LEN + 1];
 
-	seg_name(s->seg[0].base, name, sizeof(name));
+	spf_seg_name(s->seg[0].base, name, sizeof(name));
 	if (unlinkat(s->dirfd, name, 0) < 0 && errno != ENOENT)
 		log_warning("spool %s: cannot remove %s: %m", s->dir, name);
 	s->total -= s->seg[0].size;
@@ -271,89 +167,6 @@ static int seg_push(struct spool *s, const struct segment *g)
 	s->seg[s->nseg++] = *g;
 	s->stats.segments = s->nseg;
 	return 0;
-}
-
-/* ---- records ---- */
-
-/*
- * The record at file offset off of a file of size bytes: its total size
- * in *total; with out, its payload into out (checksum verified); with
- * verify and no out, the checksum verified anyway.  -EBADMSG if it is not
- * a valid record.
- */
-static int read_record(int fd, uint64_t off, uint64_t size, struct strbuf *out, bool verify,
-		       uint64_t *total)
-{
-	unsigned char h[REC_HDR];
-	uint32_t magic, len, sum;
-	struct strbuf tmp = STRBUF_INIT;
-	struct strbuf *b = out ? out : &tmp;
-	int r;
-
-	if (off + REC_HDR > size)
-		return -EBADMSG;
-	r = full_pread(fd, h, sizeof(h), off);
-	if (r < 0)
-		return r;
-	memcpy(&magic, h, 4);
-	memcpy(&len, h + 4, 4);
-	memcpy(&sum, h + 8, 4);
-	magic = le32toh(magic);
-	len = le32toh(len);
-	sum = le32toh(sum);
-	if (magic != REC_MAGIC || len > SPOOL_RECORD_MAX || off + REC_HDR + len > size)
-		return -EBADMSG;
-	if (out || verify) {
-		sb_reset(b);
-		r = sb_reserve(b, len);
-		if (r == 0)
-			r = full_pread(fd, b->buf, len, off + REC_HDR);
-		if (r == 0) {
-			b->len = len;
-			b->buf[len] = '\0';
-			if (fnv1a(b->buf, len) != sum)
-				r = -EBADMSG;
-		}
-		sb_free(&tmp);
-		if (r < 0)
-			return r;
-	}
-	*total = REC_HDR + len;
-	return 0;
-}
-
-/* The first valid record after file offset from (exclusive): 0 and *at, or -ENOENT. */
-static int find_valid(int fd, uint64_t from, uint64_t size, uint64_t *at)
-{
-	static const unsigned char magic[4] = { 'B', 'R', 'S', '1' };
-	unsigned char buf[65536];
-	uint64_t pos = from + 1;
-
-	while (pos + REC_HDR <= size) {
-		size_t n = size - pos < sizeof(buf) ? (size_t)(size - pos) : sizeof(buf);
-		size_t k = 0;
-		int r = full_pread(fd, buf, n, pos);
-
-		if (r < 0)
-			return r;
-		for (;;) {
-			unsigned char *m = memmem(buf + k, n - k, magic, sizeof(magic));
-			uint64_t total;
-
-			if (!m)
-				break;
-			k = (size_t)(m - buf);
-			if (read_record(fd, pos + k, size, NULL, true, &total) == 0) {
-				*at = pos + k;
-				return 0;
-			}
-			k++;
-		}
-		if (n < sizeof(buf))
-			break;
-		pos += n - (sizeof(magic) - 1);
-	}
-	return -ENOENT;
 }
 
 /* ---- corrupt stretches: skipped, counted, kept ---- */
@@ -431,18 +244,21 @@ static int resolve(struct spool *s, size_t i, uint64_t pos, uint64_t *at)
 
 	if (fd < 0)
 		return fd;
-	r = read_record(fd, off, g->size, NULL, true, &total);
+	r = spf_read_record(fd, off, g->size, NULL, true, &total);
 	if (r != -EBADMSG) {
 		*at = pos;
 		return r;
 	}
-	r = find_valid(fd, off, g->size, &good);
+	r = spf_find_valid(fd, off, g->size, &good);
 	if (r < 0 && r != -ENOENT)
 		return r;
 	if (r == -ENOENT)
 		good = g->size;
 	corrupt_stretch(s, fd, off, good - off, pos, "checksum");
 	add_hole(s, pos, g->base + (good - SEG_HDR));
+	/* a sealed header's count tells how many were lost when the head leaves the segment */
+	if (!g->count_exact)
+		s->stats.lost++;
 	if (s->stats.records)
 		s->stats.records--;
 	*at = g->base + (good - SEG_HDR);
@@ -451,18 +267,51 @@ static int resolve(struct spool *s, size_t i, uint64_t pos, uint64_t *at)
 
 /* ---- head ---- */
 
+/* The sequence number of the record at head (seg[1]'s first when head just moved there). */
+static uint64_t head_seq(const struct spool *s)
+{
+	size_t i = s->nseg > 1 && s->head >= s->seg[1].base ? 1 : 0;
+
+	if (!s->nseg)
+		return s->tail_seq;
+	if (!s->seg[i].seq_known)
+		return SEQ_UNKNOWN;
+	return (uint32_t)(s->seg[i].seq + (i == 0 ? s->head_index : 0));
+}
+
 static int persist_head(struct spool *s)
 {
-	unsigned char h[24];
+	unsigned char h[HEAD_SIZE];
 	int r;
 
-	put64(h, s->head);
-	put64(h + 8, s->head_index);
-	put64(h + 16, sum64(h, 16));
-	r = full_pwrite(s->headfd, h, sizeof(h), 0);
+	spf_put64(h, s->head);
+	spf_put64(h + 8, s->head_index);
+	spf_put64(h + 16, head_seq(s));
+	spf_put64(h + 24, spf_sum64(h, 24));
+	r = spf_pwrite(s->headfd, h, sizeof(h), 0);
 	if (r == 0 && s->sync)
 		s->dirty_head = true;	/* made durable by the next spool_flush() */
 	return r;
+}
+
+/*
+ * The head leaves seg[0] for good (its records delivered or skipped): what
+ * its sealed header counted beyond the records read was in corrupt
+ * stretches, lost (account); spool.head moves to seg[1] before the file is
+ * removed, so that a crash in between never looks like a missing segment.
+ */
+static void seg_passed(struct spool *s, bool account)
+{
+	const struct segment *g = &s->seg[0];
+
+	if (account && g->count_exact && g->count > s->head_index)
+		s->stats.lost += g->count - s->head_index;
+	if (s->nseg > 1 && s->seg[1].base > s->head)
+		s->head = s->seg[1].base;
+	s->head_index = 0;
+	if (persist_head(s) == 0 && s->sync && fdatasync(s->headfd) == 0)
+		s->dirty_head = false;
+	seg_unlink_first(s);
 }
 
 /* ---- opening ---- */
@@ -488,7 +337,7 @@ static int take_lock(struct spool *s)
 		return -EBUSY;
 	}
 	n = snprintf(pid, sizeof(pid), "%lld\n", (long long)getpid());
-	if (ftruncate(s->lockfd, 0) < 0 || full_pwrite(s->lockfd, pid, (size_t)n, 0) < 0)
+	if (ftruncate(s->lockfd, 0) < 0 || spf_pwrite(s->lockfd, pid, (size_t)n, 0) < 0)
 		log_warning("spool %s: cannot write its pid into %s: %m", s->dir, LOCK_FILE);
 	return 0;
 }
@@ -520,19 +369,19 @@ static int migrate_legacy(struct spool *s)
 		unlinkat(s->dirfd, LEGACY_FILE, 0);	/* created, never written */
 		return 0;
 	}
-	r = full_pread(fd, h, sizeof(h), 0);
+	r = spf_pread(fd, h, sizeof(h), 0);
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
-	base = get64(h + 8);
-	head = get64(h + 16);
-	v = get64(h + 24);
-	if (!memcmp(h, SEG_MAGIC, 8) && v == sum64(h, 24)) {
+	base = spf_get64(h + 8);
+	head = spf_get64(h + 16);
+	v = spf_get64(h + 24);
+	if (!memcmp(h, SEG_MAGIC2, 8) && v == spf_sum64(h, 24)) {
 		/* the header was converted, the rename did not happen */
 		goto rename;
 	}
-	if (memcmp(h, LEGACY_MAGIC, 8) != 0 || (v != 0 && v != sum64(h, 24)) ||
+	if (memcmp(h, LEGACY_MAGIC, 8) != 0 || (v != 0 && v != spf_sum64(h, 24)) ||
 	    base > SPOOL_POS_MAX || head < base || head - base > (uint64_t)st.st_size - SEG_HDR) {
 		close(fd);
 		if (renameat2(s->dirfd, LEGACY_FILE, s->dirfd, QUARANTINE_PREFIX "legacy",
@@ -547,15 +396,18 @@ static int migrate_legacy(struct spool *s)
 	}
 	/* records before head, delivered: counted for spool.head */
 	for (off = SEG_HDR; off < SEG_HDR + (head - base); off += total, index++)
-		if (read_record(fd, off, (uint64_t)st.st_size, NULL, false, &total) < 0)
+		if (spf_read_record(fd, off, (uint64_t)st.st_size, NULL, false, &total) < 0)
 			break;
 	s->head = head;
 	s->head_index = index;
 	r = persist_head(s);
 	if (r == 0 && fdatasync(s->headfd) < 0)
 		r = -errno;
-	if (r == 0)
-		r = seg_write_header(fd, base, SEG_OPEN);
+	if (r == 0) {
+		struct segment g = { .base = base };	/* no sequence numbers: the previous format */
+
+		r = spf_write_header(fd, &g, SEG_OPEN);
+	}
 	if (r == 0 && fdatasync(fd) < 0)
 		r = -errno;
 	if (r < 0) {
@@ -566,25 +418,11 @@ static int migrate_legacy(struct spool *s)
 		   s->dir, (unsigned long long)st.st_size);
 rename:
 	close(fd);
-	seg_name(base, name, sizeof(name));
+	spf_seg_name(base, name, sizeof(name));
 	if (renameat2(s->dirfd, LEGACY_FILE, s->dirfd, name, RENAME_NOREPLACE) < 0)
 		return -errno;
 	fsync(s->dirfd);
 	return 0;
-}
-
-static bool parse_seg_name(const char *n, uint64_t *base)
-{
-	char *end;
-
-	if (strlen(n) != SEG_NAME_LEN || strncmp(n, SEG_PREFIX, strlen(SEG_PREFIX)) != 0)
-		return false;
-	n += strlen(SEG_PREFIX);
-	for (const char *p = n; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return false;
-	*base = strtoull(n, &end, 16);
-	return *end == '\0';
 }
 
 static int cmp_seg(const void *a, const void *b)
@@ -609,8 +447,7 @@ static int read_segment(struct spool *s, const char *name, uint64_t base)
 		return 0;	/* not ours */
 	}
 	g.size = (uint64_t)st.st_size;
-	if (g.size < SEG_HDR || full_pread(fd, h, sizeof(h), 0) < 0 || memcmp(h, SEG_MAGIC, 8) != 0 ||
-	    get64(h + 24) != sum64(h, 24) || get64(h + 8) != base || base > SPOOL_POS_MAX) {
+	if (g.size < SEG_HDR || spf_pread(fd, h, sizeof(h), 0) < 0 || !spf_parse_header(h, base, &g)) {
 		/* its records are checked again: the header is rewritten after that */
 		log_warning("spool %s: %s has a corrupt header; its records are checked", s->dir, name);
 		if (g.size < SEG_HDR) {
@@ -622,9 +459,9 @@ static int read_segment(struct spool *s, const char *name, uint64_t base)
 			g.size = SEG_HDR;
 		}
 		g.count = SEG_OPEN;
-	} else {
-		g.count = get64(h + 16);
+		g.seq_known = false;
 	}
+	g.count_exact = g.count != SEG_OPEN;
 	close(fd);
 	s->total += g.size;
 	return seg_push(s, &g);
@@ -645,7 +482,7 @@ static int scan_segment(struct spool *s, size_t i)
 	if (fd < 0)
 		return fd;
 	while (off < g->size) {
-		r = read_record(fd, off, g->size, NULL, true, &total);
+		r = spf_read_record(fd, off, g->size, NULL, true, &total);
 		if (r == 0) {
 			count++;
 			off += total;
@@ -653,9 +490,11 @@ static int scan_segment(struct spool *s, size_t i)
 		}
 		if (r != -EBADMSG)
 			return r;
-		r = find_valid(fd, off, g->size, &good);
+		r = spf_find_valid(fd, off, g->size, &good);
 		if (r < 0 && r != -ENOENT)
 			return r;
+		/* how many entries a stretch held is not known here: at least one */
+		s->stats.lost++;
 		if (r == 0) {
 			corrupt_stretch(s, fd, off, good - off, g->base + (off - SEG_HDR), "checksum");
 			add_hole(s, g->base + (off - SEG_HDR), g->base + (good - SEG_HDR));
@@ -678,6 +517,7 @@ static int scan_segment(struct spool *s, size_t i)
 	}
 	s->stats.open_scanned += off - SEG_HDR;
 	g->count = count;
+	g->count_exact = false;
 	return 0;
 }
 
@@ -687,7 +527,7 @@ static int seal(struct spool *s, size_t i)
 
 	if (fd < 0)
 		return fd;
-	r = seg_write_header(fd, s->seg[i].base, s->seg[i].count);
+	r = spf_write_header(fd, &s->seg[i], s->seg[i].count);
 	if (r == 0 && s->sync && fdatasync(fd) < 0)
 		r = -errno;
 	if (i == s->nseg - 1)
@@ -698,7 +538,8 @@ static int seal(struct spool *s, size_t i)
 
 static int load(struct spool *s)
 {
-	unsigned char h[24];
+	unsigned char h[HEAD_SIZE];
+	uint64_t hseq = SEQ_UNKNOWN;
 	bool was_open, head_ok = false;
 	DIR *d;
 	struct dirent *de;
@@ -718,7 +559,7 @@ static int load(struct spool *s)
 	while ((de = readdir(d))) {
 		uint64_t base;
 
-		if (!parse_seg_name(de->d_name, &base))
+		if (!spf_parse_seg_name(de->d_name, &base))
 			continue;
 		r = read_segment(s, de->d_name, base);
 		if (r < 0) {
@@ -745,26 +586,18 @@ static int load(struct spool *s)
 		}
 	}
 	s->active = was_open && s->seg[s->nseg - 1].size < seg_cap(s);
-	for (size_t i = 0; i + 1 < s->nseg; i++) {
-		if (seg_end(&s->seg[i]) > s->seg[i + 1].base) {
-			log_error("spool %s: segments at %llu and %llu overlap: the first one is read up to the second",
-				  s->dir, (unsigned long long)s->seg[i].base,
-				  (unsigned long long)s->seg[i + 1].base);
-		} else if (seg_end(&s->seg[i]) < s->seg[i + 1].base) {
-			log_error("spool %s: %llu bytes of entries are missing between positions %llu and %llu (a segment file was removed)",
-				  s->dir, (unsigned long long)(s->seg[i + 1].base - seg_end(&s->seg[i])),
-				  (unsigned long long)seg_end(&s->seg[i]),
-				  (unsigned long long)s->seg[i + 1].base);
-			s->stats.corrupt++;
-		}
-	}
 	s->tail = s->nseg ? seg_end(&s->seg[s->nseg - 1]) : 0;
 
 	/* head: spool.head, else the first record (sent again rather than lost) */
-	if (full_pread(s->headfd, h, sizeof(h), 0) == 0 && get64(h + 16) == sum64(h, 16)) {
-		s->head = get64(h);
-		s->head_index = get64(h + 8);
+	if (spf_pread(s->headfd, h, HEAD_SIZE, 0) == 0 && spf_get64(h + 24) == spf_sum64(h, 24)) {
+		hseq = spf_get64(h + 16);
 		head_ok = true;
+	} else if (spf_pread(s->headfd, h, 24, 0) == 0 && spf_get64(h + 16) == spf_sum64(h, 16)) {
+		head_ok = true;		/* the previous format: no sequence number */
+	}
+	if (head_ok) {
+		s->head = spf_get64(h);
+		s->head_index = spf_get64(h + 8);
 	} else {
 		struct stat st;
 
@@ -776,6 +609,20 @@ static int load(struct spool *s)
 	}
 	if (!s->nseg && head_ok && s->head <= SPOOL_POS_MAX)
 		s->tail = s->head;	/* empty: positions go on from there */
+	if (head_ok && s->nseg && s->head < s->seg[0].base) {
+		/* spool.head moves on before a segment file is removed: this one was removed
+		 * by someone else (or lost with the file system) */
+		uint64_t n = hseq != SEQ_UNKNOWN && s->seg[0].seq_known ?
+			     (uint32_t)(s->seg[0].seq - (uint32_t)hseq) : 1;
+
+		log_error("spool %s: the oldest segment file is missing (removed): %llu bytes of entries between positions %llu and %llu, %s%llu entr%s never delivered, counted as dropped",
+			  s->dir, (unsigned long long)(s->seg[0].base - s->head),
+			  (unsigned long long)s->head, (unsigned long long)s->seg[0].base,
+			  hseq != SEQ_UNKNOWN && s->seg[0].seq_known ? "" : "at least ",
+			  (unsigned long long)n, n == 1 ? "y" : "ies");
+		s->stats.corrupt++;
+		s->stats.lost += n;
+	}
 	if (s->head > s->tail || (s->nseg && s->head < s->seg[0].base)) {
 		if (head_ok && s->nseg && s->head > s->tail)
 			log_warning("spool %s: %s is beyond the spool's end: delivery starts at the oldest entry",
@@ -783,12 +630,33 @@ static int load(struct spool *s)
 		s->head = s->nseg ? s->seg[0].base : s->tail;
 		s->head_index = 0;
 	}
-	/* segments delivered before the last run stopped */
-	while (s->nseg && s->head >= seg_end(&s->seg[0]) && !(s->active && s->nseg == 1)) {
-		s->head = s->nseg > 1 ? s->seg[1].base : s->head;
-		s->head_index = 0;
-		seg_unlink_first(s);
+	for (size_t i = 0; i + 1 < s->nseg; i++) {
+		const struct segment *a = &s->seg[i], *z = &s->seg[i + 1];
+		uint64_t n;
+
+		if (seg_end(a) > z->base) {
+			log_error("spool %s: segments at %llu and %llu overlap: the first one is read up to the second",
+				  s->dir, (unsigned long long)a->base, (unsigned long long)z->base);
+		} else if (seg_end(a) < z->base && z->base > s->head) {
+			n = a->seq_known && z->seq_known && a->count_exact ?
+			    (uint32_t)(z->seq - a->seq - (uint32_t)a->count) : 1;
+			log_error("spool %s: %llu bytes of entries are missing between positions %llu and %llu (a segment file was removed): %s%llu entr%s never delivered, counted as dropped",
+				  s->dir, (unsigned long long)(z->base - seg_end(a)),
+				  (unsigned long long)seg_end(a), (unsigned long long)z->base,
+				  a->seq_known && z->seq_known && a->count_exact ? "" : "at least ",
+				  (unsigned long long)n, n == 1 ? "y" : "ies");
+			s->stats.corrupt++;
+			s->stats.lost += n;
+		}
 	}
+	/* segments delivered before the last run stopped */
+	while (s->nseg && s->head >= seg_end(&s->seg[0]) && !(s->active && s->nseg == 1))
+		seg_passed(s, false);
+	/* the next record's sequence number: after the last segment's, else after head */
+	if (s->nseg && s->seg[s->nseg - 1].seq_known)
+		s->tail_seq = (uint32_t)(s->seg[s->nseg - 1].seq + (uint32_t)s->seg[s->nseg - 1].count);
+	else
+		s->tail_seq = hseq != SEQ_UNKNOWN && !s->nseg ? (uint32_t)hseq : 0;
 	if (s->nseg && s->head_index > s->seg[0].count)
 		s->head_index = s->seg[0].count;
 	for (size_t i = 0; i < s->nseg; i++)
@@ -868,6 +736,16 @@ void spool_set_limits(struct spool *s, uint64_t max_bytes, bool sync)
 	s->sync = sync;
 }
 
+void spool_inherit(struct spool *s, const struct spool *old)
+{
+	s->stats.dropped += old->stats.dropped;
+	s->stats.corrupt += old->stats.corrupt;
+	s->stats.lost += old->stats.lost;
+	s->stats.quarantined += old->stats.quarantined;
+	s->stats.refused += old->stats.refused;
+	s->stats.truncated_bytes += old->stats.truncated_bytes;
+}
+
 void spool_set_min_free(struct spool *s, uint64_t min_free)
 {
 	s->min_free = min_free;
@@ -903,16 +781,14 @@ static int pop(struct spool *s)
 			s->head = s->tail;
 			return 0;
 		}
-		s->head = s->seg[1].base > s->head ? s->seg[1].base : s->head;
-		s->head_index = 0;
-		seg_unlink_first(s);
+		seg_passed(s, true);
 		return 0;
 	}
 	fd = seg_fd(s, 0);
 	if (fd < 0)
 		return fd;
 	/* positions acknowledged were read (and checked) first: the header is enough */
-	r = read_record(fd, SEG_HDR + (s->head - g->base), g->size, NULL, false, &total);
+	r = spf_read_record(fd, SEG_HDR + (s->head - g->base), g->size, NULL, false, &total);
 	if (r == -EBADMSG) {
 		r = resolve(s, 0, s->head, &at);
 		if (r == 0 && at <= s->head)
@@ -942,11 +818,8 @@ int spool_ack(struct spool *s, uint64_t pos)
 		s->stats.delivered += (uint64_t)r;
 	}
 	/* a first segment delivered to its end goes now (the active one stays) */
-	while (s->nseg > 1 && s->head >= seg_end(&s->seg[0])) {
-		s->head = s->seg[1].base > s->head ? s->seg[1].base : s->head;
-		s->head_index = 0;
-		seg_unlink_first(s);
-	}
+	while (s->nseg > 1 && s->head >= seg_end(&s->seg[0]))
+		seg_passed(s, true);
 	forget_holes_before(s, s->head);
 	s->stats.bytes = s->tail - s->head;
 	if (spool_empty(s))
@@ -989,6 +862,7 @@ static bool drop_oldest(struct spool *s, const char *why)
 	s->stats.records = s->stats.records >= n ? s->stats.records - n : 0;
 	s->head = s->nseg > 1 ? s->seg[1].base : s->tail;
 	s->head_index = 0;
+	persist_head(s);	/* before the file goes: never a missing segment after a crash */
 	seg_unlink_first(s);
 	forget_holes_before(s, s->head);
 	s->stats.bytes = s->tail - s->head;
@@ -1049,7 +923,8 @@ static int make_room(struct spool *s, uint64_t need)
 /* The segment appended to: the last one, or a new one at tail. */
 static int ensure_active(struct spool *s)
 {
-	struct segment g = { .base = s->tail, .size = SEG_HDR, .count = 0 };
+	struct segment g = { .base = s->tail, .size = SEG_HDR, .count = 0, .seq = s->tail_seq,
+			     .seq_known = true, .count_exact = true };
 	char name[SEG_NAME_LEN + 1];
 	int r;
 
@@ -1060,11 +935,11 @@ static int ensure_active(struct spool *s)
 		if (r < 0)
 			return r;
 	}
-	seg_name(g.base, name, sizeof(name));
+	spf_seg_name(g.base, name, sizeof(name));
 	g.fd = openat(s->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (g.fd < 0)
 		return -errno;
-	r = seg_write_header(g.fd, g.base, SEG_OPEN);
+	r = spf_write_header(g.fd, &g, SEG_OPEN);
 	if (r == 0 && s->sync && fsync(s->dirfd) < 0)	/* the new name is durable */
 		r = -errno;
 	if (r == 0)
@@ -1108,7 +983,7 @@ int spool_append(struct spool *s, const void *data, size_t len)
 	memcpy(h, &v, 4);
 	v = htole32((uint32_t)len);
 	memcpy(h + 4, &v, 4);
-	v = htole32(fnv1a(data, len));
+	v = htole32(spf_fnv1a(data, len));
 	memcpy(h + 8, &v, 4);
 	iov[0].iov_base = h;
 	iov[0].iov_len = sizeof(h);
@@ -1123,9 +998,9 @@ int spool_append(struct spool *s, const void *data, size_t len)
 		size_t done = (size_t)n;
 
 		if (done < REC_HDR)
-			r = full_pwrite(fd, h + done, REC_HDR - done, off + done);
+			r = spf_pwrite(fd, h + done, REC_HDR - done, off + done);
 		if (r == 0)
-			r = full_pwrite(fd, (const char *)data + (done > REC_HDR ? done - REC_HDR : 0),
+			r = spf_pwrite(fd, (const char *)data + (done > REC_HDR ? done - REC_HDR : 0),
 					len - (done > REC_HDR ? done - REC_HDR : 0),
 					off + (done > REC_HDR ? done : REC_HDR));
 	}
@@ -1144,6 +1019,7 @@ int spool_append(struct spool *s, const void *data, size_t len)
 	s->since_statvfs += REC_HDR + len;
 	if (s->avail != UINT64_MAX && s->avail >= REC_HDR + len)
 		s->avail -= REC_HDR + len;
+	s->tail_seq++;
 	s->stats.records++;
 	s->stats.bytes = s->tail - s->head;
 	s->stats.appended++;
@@ -1201,7 +1077,7 @@ int spool_read_at(struct spool *s, uint64_t pos, struct strbuf *out, uint64_t *a
 		fd = seg_fd(s, (size_t)i);
 		if (fd < 0)
 			return fd;
-		r = read_record(fd, SEG_HDR + (pos - s->seg[i].base), s->seg[i].size, out, true, &total);
+		r = spf_read_record(fd, SEG_HDR + (pos - s->seg[i].base), s->seg[i].size, out, true, &total);
 		if (r == 0) {
 			if (at)
 				*at = pos;

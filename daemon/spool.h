@@ -29,13 +29,25 @@
  * (corrupt) and kept as evidence (quarantine.h); a torn end of the last
  * segment (a crash during an append) is cut off after being kept.
  *
- * Segment: 32-byte header "BRSPOOL2", base (u64), count (u64: its records,
- * UINT64_MAX while it is the one written to), FNV-1a of the first 24 bytes
- * (u64); then records of magic "BRS1", length (u32), FNV-1a checksum (u32)
- * and payload.  spool.head: head (u64), records of its segment before it
- * (u64), FNV-1a of both (u64).  Integers are little endian.  A spool of the
- * previous format (one file, spool, header "BRSPOOL1") becomes the first
- * segment at open (a rename; its records are checked once).
+ * Segment: 32-byte header "BRSPOOL3", base (u64), count (u64: its records,
+ * UINT64_MAX while it is the one written to), seq (u32: the sequence number
+ * of its first record, records appended before it mod 2^32), FNV-1a of the
+ * first 28 bytes (u32); then records of magic "BRS1", length (u32), FNV-1a
+ * checksum (u32) and payload.  spool.head: head (u64), records of its
+ * segment before it (u64), the sequence number of the record at head (u64,
+ * UINT64_MAX: unknown), FNV-1a of the 24 bytes (u64).  Integers are little
+ * endian.  Segments of the previous format ("BRSPOOL2": no seq, FNV-1a of
+ * 24 bytes as u64) and a 24-byte spool.head (no seq) are read as such.  A
+ * spool of the format before (one file, spool, header "BRSPOOL1") becomes
+ * the first segment at open (a rename; its records are checked once).
+ *
+ * What is lost is counted in entries (stats.lost): a corrupt stretch in a
+ * segment with a sealed header, when the head leaves the segment (its count
+ * minus the records read); in a segment checked at open, one per stretch
+ * (how many it held is unknown: at least one); a segment file removed, the
+ * oldest one included, by the sequence numbers around it.  spool.head moves
+ * past a segment before its file is removed, so a crash in between leaves
+ * no false gap.
  */
 #ifndef BRUTE_SPOOL_H
 #define BRUTE_SPOOL_H
@@ -52,7 +64,10 @@ struct spool_stats {
 	uint64_t bytes;		/* queued now, logical bytes (record headers included) */
 	uint64_t appended, delivered;
 	uint64_t dropped;	/* undelivered, dropped to stay within max_bytes or the reserve */
-	uint64_t corrupt;	/* stretches of bytes that were not a valid record: skipped */
+	uint64_t corrupt;	/* stretches of bytes that were not a valid record, and segment
+				 * files missing: skipped */
+	uint64_t lost;		/* entries lost in those: exact when the segments' headers
+				 * count them, else one per stretch (at least one) */
 	uint64_t quarantined;	/* of which kept as quarantine files */
 	uint64_t refused;	/* appends refused: the reserve reached, nothing left to drop */
 	uint64_t truncated_bytes; /* torn end of the last segment, cut off at open */
@@ -72,6 +87,8 @@ void spool_close(struct spool *s);
 void spool_set_limits(struct spool *s, uint64_t max_bytes, bool sync);
 /* Free bytes to leave on the spool's file system (0: none). */
 void spool_set_min_free(struct spool *s, uint64_t min_free);
+/* A reload replaces old by s: the counters of what was lost carry over. */
+void spool_inherit(struct spool *s, const struct spool *old);
 
 int spool_append(struct spool *s, const void *data, size_t len);
 /* Sync mode: fdatasync what was appended or acknowledged since the last call. */

@@ -25,6 +25,12 @@ static void status_text_base(const struct health *h, const struct status_counter
 		     (unsigned long long)c->open, (unsigned long long)c->attacks,
 		     (unsigned long long)c->queued, (unsigned long long)c->dropped,
 		     (unsigned long long)c->spooled, (unsigned long long)c->lost);
+	if (n >= 0 && (size_t)n < len && c->malformed + c->oversized + c->garbage)
+		n += snprintf(buf + n, len - (size_t)n, ", refused %llu",
+			      (unsigned long long)(c->malformed + c->oversized + c->garbage));
+	if (n >= 0 && (size_t)n < len && c->journal_failed)
+		n += snprintf(buf + n, len - (size_t)n, ", journal failures %llu",
+			      (unsigned long long)c->journal_failed);
 	if (!c->siem[0] || n < 0 || (size_t)n >= len)
 		return;
 	/* the delivery: times are absolute (STATUS= is not rewritten as they age) */
@@ -38,6 +44,8 @@ static void status_text_base(const struct health *h, const struct status_counter
 		n += snprintf(buf + n, len - (size_t)n, ", last delivery %.19sZ", t);
 	if ((size_t)n < len && c->failures)
 		n += snprintf(buf + n, len - (size_t)n, ", %llu failures", (unsigned long long)c->failures);
+	if ((size_t)n < len && c->resent)
+		n += snprintf(buf + n, len - (size_t)n, ", %llu sent again", (unsigned long long)c->resent);
 	if ((size_t)n < len && c->oldest_usec && format_rfc3339(c->oldest_usec, t, sizeof(t)) == 0)
 		n += snprintf(buf + n, len - (size_t)n, ", oldest spooled alert %.19sZ", t);
 	if ((size_t)n < len && c->parked)
@@ -64,6 +72,13 @@ void status_text(const struct health *h, const struct status_counters *c, char *
 	actions_text(c, buf, len);
 }
 
+static bool plugin_mode;
+
+void status_set_plugin_mode(bool plugin)
+{
+	plugin_mode = plugin;
+}
+
 const char *status_dir(void)
 {
 	static char dir[4096];
@@ -78,7 +93,7 @@ const char *status_dir(void)
 			return dir;
 		}
 	}
-	return STATUS_DEFAULT_DIR;
+	return plugin_mode ? STATUS_PLUGIN_DIR : STATUS_DEFAULT_DIR;
 }
 
 static const char *brute_word(enum health_brute b)
@@ -142,11 +157,15 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		(unsigned long long)c->queued, (unsigned long long)c->dropped,
 		(unsigned long long)c->spooled, (unsigned long long)c->lost);
 	one_line(err, sizeof(err), c->last_error);
+	fprintf(f, "records_malformed=%llu\nlines_oversized=%llu\nlines_garbage=%llu\n"
+		"journal_failures=%llu\n",
+		(unsigned long long)c->malformed, (unsigned long long)c->oversized,
+		(unsigned long long)c->garbage, (unsigned long long)c->journal_failed);
 	fprintf(f, "alerts_parked=%llu\nsiem=%s\nsiem_target=%s\nsiem_connected=%d\nsiem_failures=%llu\n"
-		"siem_last_delivery_usec=%llu\nsiem_last_error_usec=%llu\nsiem_last_error=%s\n"
-		"spool_oldest_usec=%llu\n",
+		"siem_resent=%llu\nsiem_last_delivery_usec=%llu\nsiem_last_error_usec=%llu\n"
+		"siem_last_error=%s\nspool_oldest_usec=%llu\n",
 		(unsigned long long)c->parked, c->siem[0] ? c->siem : "none", c->siem_target,
-		c->connected, (unsigned long long)c->failures,
+		c->connected, (unsigned long long)c->failures, (unsigned long long)c->resent,
 		(unsigned long long)c->last_delivery_usec, (unsigned long long)c->last_error_usec, err,
 		(unsigned long long)c->oldest_usec);
 	fprintf(f, "unit_restarts=%llu\nunit_starts=%llu\nunit_failures=%llu\n"
@@ -171,8 +190,11 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 
 void status_remove(const char *dir)
 {
-	char path[4200];
+	char path[4200], pid[32];
 
+	if (status_read_key(dir, "pid", pid, sizeof(pid)) < 0 ||
+	    strtoull(pid, NULL, 10) != (unsigned long long)getpid())
+		return;		/* not ours: another daemon's, or none */
 	snprintf(path, sizeof(path), "%s/%s", dir, STATUS_FILE);
 	unlink(path);
 }

@@ -15,6 +15,8 @@
 #include "health.h"
 
 #define STATUS_DEFAULT_DIR	"/run/brute-reportd"
+/* the auditd plugin's own (never the service's: each removes its file when it stops) */
+#define STATUS_PLUGIN_DIR	"/run/brute-reportd-plugin"
 #define STATUS_FILE		"status"
 #define STATUS_MIN_INTERVAL_MS	5000	/* counters are published at most this often */
 
@@ -30,11 +32,16 @@ struct status_counters {
 	uint64_t lost;		/* netlink receive buffer overruns (records lost in the kernel),
 				 * and netlink messages longer than the read buffer */
 	uint64_t parked;	/* RELP entries the receiver refused, kept aside */
+	uint64_t malformed;	/* Brute records refused: a field missing or invalid */
+	uint64_t oversized;	/* lines longer than PARSER_LINE_MAX: skipped */
+	uint64_t garbage;	/* lines that are not audit records (or hold a NUL) */
+	uint64_t journal_failed;	/* entries the journal refused */
 	/* SIEM delivery; siem[0] == 0: no forwarding configured */
 	char siem[8];		/* the protocol */
 	char siem_target[288];	/* host:port */
 	bool connected;
 	uint64_t failures;	/* connection attempts that failed, sessions that broke */
+	uint64_t resent;	/* entries sent again: their connection ended unconfirmed */
 	uint64_t last_delivery_usec;	/* realtime of the last entry acknowledged; 0: none */
 	uint64_t last_error_usec;	/* realtime of the last failure; 0: none */
 	char last_error[256];
@@ -54,7 +61,10 @@ struct status_reload {
 
 /* The STATUS= line: health first, then the counters. */
 void status_text(const struct health *h, const struct status_counters *c, char *buf, size_t len);
-/* Directory of the state file: $RUNTIME_DIRECTORY (its first entry) or STATUS_DEFAULT_DIR. */
+/* The auditd plugin (--stdin): its state file is under STATUS_PLUGIN_DIR. */
+void status_set_plugin_mode(bool plugin);
+/* Directory of the state file: $RUNTIME_DIRECTORY (its first entry), else STATUS_DEFAULT_DIR
+ * (STATUS_PLUGIN_DIR for the plugin). */
 const char *status_dir(void);
 /*
  * Write dir/status atomically (dir/.status.tmp, then rename), creating dir
@@ -64,7 +74,8 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		 const struct status_reload *rl, uint64_t pid, uint64_t started_usec);
 /* A key of dir's state file: 0 and its value in val; -ENOENT no file, -ENODATA no key. */
 int status_read_key(const char *dir, const char *key, char *val, size_t len);
-/* Remove it (at exit: a stale file would show a dead daemon's counters). */
+/* Remove it (at exit: a stale file would show a dead daemon's counters), if it is this
+ * process's (its pid=): never another daemon's. */
 void status_remove(const char *dir);
 
 #endif

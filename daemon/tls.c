@@ -274,9 +274,12 @@ int tls_conn_drain(struct tls_conn *c)
 
 		if (n > 0)
 			continue;	/* the receiver has nothing to say in RFC 5425 */
-		if (n == 0) {
-			snprintf(c->err, sizeof(c->err), "closed by receiver (close_notify)");
-			return -EPIPE;
+		/* an orderly close: close_notify, or the TCP stream's end without it (a reset is
+		 * a pull error) */
+		if (n == 0 || n == GNUTLS_E_PREMATURE_TERMINATION) {
+			snprintf(c->err, sizeof(c->err), "closed by receiver%s",
+				 n == 0 ? " (close_notify)" : "");
+			return -ESHUTDOWN;
 		}
 		if (n == GNUTLS_E_AGAIN)
 			return 0;
@@ -284,6 +287,21 @@ int tls_conn_drain(struct tls_conn *c)
 		    !gnutls_error_is_fatal((int)n))
 			continue;
 		return failed(c, "TLS receive", (int)n);
+	}
+}
+
+int tls_conn_bye(struct tls_conn *c)
+{
+	for (;;) {
+		int r = gnutls_bye(c->s, GNUTLS_SHUT_WR);
+
+		if (r == 0)
+			return 0;
+		if (r == GNUTLS_E_AGAIN)
+			return -EAGAIN;
+		if (r == GNUTLS_E_INTERRUPTED)
+			continue;
+		return failed(c, "TLS close", r);
 	}
 }
 

@@ -12,6 +12,8 @@
  * handshake.  tls_conn_wire_bytes() counts the bytes written to the socket
  * (records, headers and tags included), which is what SIOCOUTQ measures, so
  * the forwarder's "acknowledged by the receiving TCP stack" works unchanged.
+ * tls_conn_bye() ends a batch (close_notify); tls_conn_drain() tells the
+ * server's orderly close (-ESHUTDOWN) from a failure.
  */
 #ifndef BRUTE_TLS_H
 #define BRUTE_TLS_H
@@ -52,9 +54,14 @@ int tls_conn_handshake(struct tls_conn *c);
 short tls_conn_events(const struct tls_conn *c);
 /* Bytes of plaintext taken (> 0), -EAGAIN (call again with the same data), or an error. */
 ssize_t tls_conn_send(struct tls_conn *c, const void *buf, size_t len);
-/* Read and discard what the server sent: 0 (nothing more for now), -EPIPE
- * (closed by the server), other negative: error. */
+/* Read and discard what the server sent: 0 (nothing more for now), -ESHUTDOWN
+ * (the server closed its end in order: close_notify, or the TCP stream's end),
+ * other negative: error (a reset, an alert). */
 int tls_conn_drain(struct tls_conn *c);
+/* Send close_notify (our end of the stream; the server's end is then read by
+ * tls_conn_drain()): 0 done, -EAGAIN call again when tls_conn_events() is ready,
+ * other negative: failed. */
+int tls_conn_bye(struct tls_conn *c);
 uint64_t tls_conn_wire_bytes(const struct tls_conn *c);
 /* Bytes read from the socket so far (handshake included). */
 uint64_t tls_conn_rx_bytes(const struct tls_conn *c);

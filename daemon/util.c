@@ -115,15 +115,23 @@ bool utf8_is_control(const unsigned char *s, size_t n)
 	return false;
 }
 
+/* Bytes text takes as they are: printable ASCII but the backslash. */
+static unsigned char text_plain[256];
+
 int sb_put_text(struct strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+
+	if (!text_plain['a']) {
+		for (int c = 0x20; c < 0x7f; c++)
+			text_plain[c] = c != '\\';
+	}
 
 	while (*p) {
 		const unsigned char *q = p;
 		size_t n;
 
-		while (*q >= 0x20 && *q < 0x7f && *q != '\\')	/* a run of plain ASCII: at once */
+		while (text_plain[*q])	/* a run of plain ASCII: at once */
 			q++;
 		if (q > p) {
 			sb_put(sb, p, (size_t)(q - p));
@@ -205,6 +213,23 @@ static bool format_is_simple(const char *fmt)
 	return true;
 }
 
+/*
+ * format_is_simple() of a format seen before: formats are string literals
+ * (-Wformat-nonliteral), so a pointer found simple stays simple.
+ */
+static bool format_known_simple(const char *fmt)
+{
+	static const char *known[64];
+	size_t k = ((uintptr_t)fmt >> 3) & 63;
+
+	if (known[k] == fmt)
+		return true;
+	if (!format_is_simple(fmt))
+		return false;
+	known[k] = fmt;
+	return true;
+}
+
 static int sb_vformat_simple(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	const char *p = fmt;
@@ -249,7 +274,7 @@ int sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 	va_list aq;
 	int n;
 
-	if (format_is_simple(fmt)) {
+	if (format_known_simple(fmt)) {
 		va_copy(aq, ap);
 		n = sb_vformat_simple(sb, fmt, aq);
 		va_end(aq);

@@ -34,10 +34,14 @@ run_ours() {
 	echo "$t1 - $t0" | bc -l
 }
 
+# run_floor: wall seconds on stdout, CPU seconds appended to floor.cpu
 run_floor() {
 	t0=$(now)
+	times > "$tmp/times.0"
 	"$here/auparse-floor" < "$tmp/stream.log" 2> /dev/null
+	times > "$tmp/times.1"
 	t1=$(now)
+	echo "$(cpu_seconds "$tmp/times.1") - $(cpu_seconds "$tmp/times.0")" | bc -l >> "$tmp/floor.cpu"
 	echo "$t1 - $t0" | bc -l
 }
 
@@ -79,6 +83,7 @@ throughput() { # EVERY: one record in EVERY is brute's
 	"$here/gen-stream" "$records" 0 "$every" > "$tmp/stream.log"
 	cat "$tmp/stream.log" > /dev/null		# warm the page cache
 	: > "$tmp/ours"; : > "$tmp/theirs"; : > "$tmp/floor"; : > "$tmp/ours.cpu"; : > "$tmp/theirs.cpu"
+	: > "$tmp/floor.cpu"
 	for _ in $(seq "$reps"); do
 		run_ours >> "$tmp/ours"
 		[ -x /usr/sbin/audisp-syslog ] && run_theirs >> "$tmp/theirs"
@@ -87,8 +92,14 @@ throughput() { # EVERY: one record in EVERY is brute's
 	printf '%-26s %9s %9s %10s %10s\n' "" "min" "median" "rec/s max" "rec/s med"
 	set -- $(stats "$tmp/ours"); o_min=$1 o_med=$2
 	line "brute-reportd --input -" "$o_min" "$o_med" "(text output, discarded)"
-	set -- $(stats "$tmp/floor")
+	set -- $(stats "$tmp/floor"); f_min=$1 f_med=$2
 	line "libauparse alone" "$1" "$2" "(bench/auparse-floor: feed, flush, visit every field)"
+	# what brute-reportd costs beyond libauparse itself (issue 31 #5: the goal is <= 1.3x)
+	set -- $(stats "$tmp/ours.cpu"); oc_min=$1 oc_med=$2
+	set -- $(stats "$tmp/floor.cpu")
+	printf 'ratio brute-reportd / libauparse alone: time %.2fx (medians), %.2fx (minimums); CPU %.2fx (medians), %.2fx (minimums) (CPU %.3f / %.3f s, min)\n' \
+		"$(echo "$o_med / $f_med" | bc -l)" "$(echo "$o_min / $f_min" | bc -l)" \
+		"$(echo "$oc_med / $2" | bc -l)" "$(echo "$oc_min / $1" | bc -l)" "$oc_min" "$1"
 	if [ -s "$tmp/theirs" ]; then
 		set -- $(stats "$tmp/theirs"); t_min=$1 t_med=$2
 		if unshare -m true 2>/dev/null; then how="(syslog(3) to a datagram sink on /dev/log)"; else how="(no /dev/log: syslog(3) fails to connect)"; fi

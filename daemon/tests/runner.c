@@ -210,11 +210,14 @@ int main(int argc, char **argv)
 	(void)argv;
 	log_set_max_level(LOG_WARNING);
 	srunner_add_suite(sr, parser_suite());
+	srunner_add_suite(sr, long_records_suite());
 	srunner_add_suite(sr, correlate_suite());
 	srunner_add_suite(sr, journal_suite());
 	srunner_add_suite(sr, siem_suite());
 	srunner_add_suite(sr, spool_suite());
+	srunner_add_suite(sr, spool_loss_suite());
 	srunner_add_suite(sr, forward_suite());
+	srunner_add_suite(sr, delivery_suite());
 	srunner_add_suite(sr, tls_suite());
 	srunner_add_suite(sr, relp_suite());
 	srunner_add_suite(sr, config_suite());

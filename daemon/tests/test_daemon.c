@@ -7,12 +7,15 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -251,6 +254,28 @@ START_TEST(test_bad_config_refused)
 }
 END_TEST
 
+/* A key of the state file in dir, "" when absent. */
+static void state_key(const char *dir, const char *key, char *val, size_t len)
+{
+	if (status_read_key(dir, key, val, len) < 0)
+		val[0] = '\0';
+}
+
+/* Wait (20 s at most) until dir's state file has key=want (want ending in '*': a prefix). */
+static bool state_is(const char *dir, const char *key, const char *want)
+{
+	char v[512];
+	size_t n = strlen(want);
+
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, key, v, sizeof(v));
+		if (want[n - 1] == '*' ? !strncmp(v, want, n - 1) : !strcmp(v, want))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
 /* auditd plugin mode: a kill record reaches the output quickly; SIGTERM exits 0. */
 START_TEST(test_plugin_latency_sigterm)
 {
@@ -319,8 +344,16 @@ START_TEST(test_plugin_latency_sigterm)
 		}
 		ck_assert_msg(seen, "no records=2 incidents=2 in %s", path);
 	}
+	/* issue 31 #2: what is refused is counted in the state file, and logged with its ID */
+	n = snprintf(line, sizeof(line),
+		     "type=UNKNOWN[1714] msg=audit(%lld.000:6): brute_hierarchy=4294967397 opid=x ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\nnot a record\n",
+		     (long long)time(NULL));
+	ck_assert(write(c.in, line, (size_t)n) == n);
+	ck_assert(state_is(dir, "records_malformed", "1"));
+	ck_assert(state_is(dir, "lines_garbage", "1"));
 	kill(c.pid, SIGTERM);
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	ck_assert_msg(strstr(err, ".000:6): an invalid or too long value of opid") != NULL, "%s", err);
 	/* shutdown closes the open incident with a summary */
 	ck_assert(strstr(out, "closed (shutdown)") != NULL);
 	/* and takes the state file away: brutectl shows no stale counters */
@@ -566,33 +599,30 @@ START_TEST(test_reload_refused_keeps_forwarding)
 }
 END_TEST
 
-/* A key of the state file in dir, "" when absent. */
-static void state_key(const char *dir, const char *key, char *val, size_t len)
+/* Accept one connection on lfd, read it to its end (or until nothing came for 5 s), close
+ * ours: a syslog receiver's part.  A connection its sender gave up on ends too (its FIN
+ * follows what it sent). */
+static void serve_one(int lfd)
 {
-	if (status_read_key(dir, key, val, len) < 0)
-		val[0] = '\0';
-}
+	struct pollfd p = { .events = POLLIN };
+	char buf[4096];
+	ssize_t n = 1;
 
-/* Wait (20 s at most) until dir's state file has key=want (want ending in '*': a prefix). */
-static bool state_is(const char *dir, const char *key, const char *want)
-{
-	char v[512];
-	size_t n = strlen(want);
-
-	for (int i = 0; i < 200; i++) {
-		state_key(dir, key, v, sizeof(v));
-		if (want[n - 1] == '*' ? !strncmp(v, want, n - 1) : !strcmp(v, want))
-			return true;
-		usleep(100000);
-	}
-	return false;
+	p.fd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(p.fd, 0);
+	while (n > 0 && poll(&p, 1, 5000) == 1)
+		n = read(p.fd, buf, sizeof(buf));
+	close(p.fd);
 }
 
 /*
  * issue 22, delivery state: what operators ask for first.  The state file
  * (and STATUS=, and brutectl status from it) says whether the SIEM is
  * connected, the last error, when the last delivery was, the time of the
- * oldest spooled alert, and the failures: with the receiver down, then up.
+ * oldest spooled alert, and the failures: with the receiver down, then
+ * up.  issue 31 #1: in between, a receiver that accepts and never reads:
+ * its TCP stack takes the alert, which is neither delivered nor
+ * connected (it showed siem_connected=1, a last delivery and spooled=0).
  */
 START_TEST(test_delivery_state)
 {
@@ -607,7 +637,7 @@ START_TEST(test_delivery_state)
 
 	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
 		 "siem_port = %u\nsiem_kinds = kill\nsiem_retry_min = 1\nsiem_retry_max = 1\n"
-		 "spool_dir = %s/spool\n", port, dir);
+		 "siem_timeout = 1\nspool_dir = %s/spool\n", port, dir);
 	write_config(conf, sizeof(conf), dir, text);
 	setenv("RUNTIME_DIRECTORY", dir, 1);
 	{
@@ -632,15 +662,36 @@ START_TEST(test_delivery_state)
 	ck_assert_msg(oldest >= t0 - 2000000 && oldest <= t0 + 60000000, "oldest %llu, t0 %llu",
 		      (unsigned long long)oldest, (unsigned long long)t0);
 
-	/* up: a receiver on that port takes it */
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	/* stalled: a receiver that accepts and never reads (its stack takes the alert) */
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons((uint16_t)port);
 	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
 	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
 	cfd = accept(lfd, NULL, NULL);
 	ck_assert_int_ge(cfd, 0);
+	ck_assert_msg(state_is(dir, "siem_last_error", "no progress:*"), "siem_last_error");
+	ck_assert(state_is(dir, "siem_connected", "0"));
+	state_key(dir, "spooled", v, sizeof(v));
+	ck_assert_str_eq(v, "1");
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_str_eq(v, "0");
+	state_key(dir, "siem_resent", v, sizeof(v));
+	ck_assert_int_ge(atoi(v), 1);
+	close(cfd);	/* killed, the alert unread: gone with it */
+
+	/* up: the receiver reads, and closes its end when the daemon's ends (connections the
+	 * daemon gave up on may wait in the queue before its current one: each is served) */
+	for (int i = 0; i < 200; i++) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		state_key(dir, "spooled", v, sizeof(v));
+		if (!strcmp(v, "0"))
+			break;
+		if (poll(&p, 1, 100) == 1)
+			serve_one(lfd);
+	}
 	ck_assert(state_is(dir, "siem_connected", "1"));
 	ck_assert(state_is(dir, "spooled", "0"));
 	ck_assert(state_is(dir, "spool_oldest_usec", "0"));
@@ -650,9 +701,211 @@ START_TEST(test_delivery_state)
 	ck_assert_int_eq(finish(&d, &out, &err), 0);
 	free(out);
 	free(err);
-	close(cfd);
 	close(lfd);
 	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * issue 31 #3: the spool's oldest segment file removed while the daemon was
+ * stopped: 31 entries were gone without a line or a count.  Now the daemon
+ * says so at start and alerts_dropped counts them, entry by entry.
+ */
+START_TEST(test_missing_segment_counted)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], spool[600], path[700], want[32], *out, *err;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t pos, next, second = 0;
+	struct spool *sp;
+	struct child d;
+	int lost = 0;
+
+	snprintf(spool, sizeof(spool), "%s/spool", dir);
+	ck_assert_int_eq(mkdir(spool, 0700), 0);
+	/* 4 KiB segments (spool_max_size 256 KiB): 80 kill entries make several */
+	ck_assert_int_eq(spool_open(spool, 256 * 1024, false, &sp), 0);
+	for (int i = 0; i < 80; i++) {
+		struct entry e;
+
+		entry_init(&e, ENTRY_KILL, LOG_CRIT, 1700000000000000ull + (uint64_t)i);
+		entry_set_message(&e, "Killed 1 task of hierarchy %d (/usr/sbin/victim-with-a-long-name)", i);
+		entry_add_u64(&e, "HIERARCHY", (uint64_t)i);
+		sb_reset(&sb);
+		ck_assert_int_eq(entry_serialize(&e, &sb), 0);
+		ck_assert_int_eq(spool_append(sp, sb.buf, sb.len), 0);
+		entry_free(&e);
+	}
+	/* the entries of the first segment file: those before the second one's base */
+	for (pos = spool_head(sp); spool_read(sp, pos, &sb, &next) == 0; pos = next) {
+		snprintf(path, sizeof(path), "%s/spool.%016llx", spool, (unsigned long long)next);
+		if (access(path, F_OK) == 0) {
+			second = next;
+			lost++;
+			break;
+		}
+		lost++;
+	}
+	ck_assert_uint_gt(second, 0);
+	spool_close(sp);
+	sb_free(&sb);
+	snprintf(path, sizeof(path), "%s/spool.%016llx", spool, 0ull);
+	ck_assert_int_eq(unlink(path), 0);
+
+	snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n"
+		 "siem_port = %u\nspool_dir = %s\nspool_max_size = 256K\n", closed_port(), spool);
+	write_config(conf, sizeof(conf), dir, text);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	snprintf(want, sizeof(want), "%d", lost);
+	ck_assert_msg(state_is(dir, "alerts_dropped", want), "alerts_dropped");
+	snprintf(want, sizeof(want), "%d", 80 - lost);
+	ck_assert(state_is(dir, "spooled", want));
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	snprintf(text, sizeof(text), "%d entries never delivered, counted as dropped", lost);
+	ck_assert_msg(strstr(err, "the oldest segment file is missing") && strstr(err, text), "%s", err);
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * issue 31 #4: a reload that changes one SIEM key replaces the forwarder,
+ * and zeroed its counters: siem_failures, siem_last_delivery_usec (and
+ * alerts_parked, its share of alerts_dropped).  They go on now.
+ */
+START_TEST(test_reload_keeps_counters)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], text[1024], delivered[64], v[64], *out, *err;
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	unsigned port = closed_port();
+	struct child d;
+	int lfd, failures;
+
+#define CONF(timeout) do { \
+		snprintf(text, sizeof(text), "journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\n" \
+			 "siem_port = %u\nsiem_kinds = kill\nsiem_retry_min = 1\nsiem_retry_max = 1\n" \
+			 "siem_timeout = %d\nspool_dir = %s/spool\n", port, timeout, dir); \
+		write_config(conf, sizeof(conf), dir, text); \
+	} while (0)
+	CONF(10);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)), 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	/* a delivery, then the receiver goes: failures */
+	feed_kill(&d, 6001, &got);
+	serve_one(lfd);
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, "siem_last_delivery_usec", delivered, sizeof(delivered));
+		if (strtoull(delivered, NULL, 10) > 0)
+			break;
+		usleep(100000);
+	}
+	ck_assert_uint_gt(strtoull(delivered, NULL, 10), 0);
+	close(lfd);
+	feed_kill(&d, 6002, &got);
+	for (int i = 0; i < 200; i++) {
+		state_key(dir, "siem_failures", v, sizeof(v));
+		if (atoi(v) >= 3)
+			break;
+		usleep(100000);
+	}
+	failures = atoi(v);
+	ck_assert_int_ge(failures, 3);
+	/* one SIEM key changes: a new forwarder, the same spool */
+	CONF(20);
+#undef CONF
+	ck_assert_int_eq(run_reload(dir, &err), 0);
+	free(err);
+	state_key(dir, "reload_result", v, sizeof(v));
+	ck_assert_str_eq(v, "ok");
+	state_key(dir, "siem_failures", v, sizeof(v));
+	ck_assert_msg(atoi(v) >= failures, "siem_failures %s after the reload, %d before", v, failures);
+	state_key(dir, "siem_last_delivery_usec", v, sizeof(v));
+	ck_assert_str_eq(v, delivered);
+	state_key(dir, "siem_last_error", v, sizeof(v));
+	ck_assert_msg(!strncmp(v, "connect: ", 9), "siem_last_error %s", v);
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	free(out);
+	free(err);
+	sb_free(&got);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * issue 31 #4: the auditd plugin wrote the service's state file
+ * (/run/brute-reportd/status) and removed it when it stopped.  Now it has
+ * its own (/run/brute-reportd-plugin/status) and never removes another
+ * daemon's; and the journal's refusals are in it.  /run: a tmpfs in a mount
+ * namespace of this test's own process (root).
+ */
+START_TEST(test_plugin_state_file)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], *out, *err, v[64];
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_un un = { .sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket" };
+	struct child d;
+	int jfd;
+	FILE *f;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
+		test_skip("daemon: the plugin's state file needs a private /run (root, CAP_SYS_ADMIN)");
+		rm_rf(dir);
+		return;
+	}
+	/* the service's, as it writes it (its pid: this test's, alive) */
+	ck_assert_int_eq(mkdir("/run/brute-reportd", 0755), 0);
+	ck_assert((f = fopen("/run/brute-reportd/status", "w")) != NULL);
+	fprintf(f, "version=1\npid=%d\nrecords=7\n", (int)getpid());
+	fclose(f);
+	/* journald's socket, nobody behind it (a journald that died): sending fails (with no
+	 * socket at all, sd_journal_sendv() drops entries silently) */
+	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
+	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
+	jfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ck_assert_int_eq(bind(jfd, (struct sockaddr *)&un, sizeof(un)), 0);
+	close(jfd);
+	write_config(conf, sizeof(conf), dir, "journal = yes\n");
+	unsetenv("RUNTIME_DIRECTORY");
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	feed_kill(&d, 7001, &got);
+	ck_assert(state_is("/run/brute-reportd-plugin", "records", "1"));
+	ck_assert(state_is("/run/brute-reportd-plugin", "journal_failures", "1"));
+	state_key("/run/brute-reportd", "records", v, sizeof(v));
+	ck_assert_str_eq(v, "7");	/* the service's, untouched */
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	ck_assert_int_eq(access("/run/brute-reportd-plugin/status", F_OK), -1);
+	ck_assert_int_eq(access("/run/brute-reportd/status", F_OK), 0);
+	free(out);
+	free(err);
+	sb_free(&got);
+	umount("/run");
 	rm_rf(dir);
 }
 END_TEST
@@ -670,6 +923,9 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_two_instances_one_spool);
 	tcase_add_test(tc, test_reload_refused_keeps_forwarding);
 	tcase_add_test(tc, test_delivery_state);
+	tcase_add_test(tc, test_missing_segment_counted);
+	tcase_add_test(tc, test_reload_keeps_counters);
+	tcase_add_test(tc, test_plugin_state_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

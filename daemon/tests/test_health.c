@@ -204,20 +204,28 @@ START_TEST(test_status_file)
 	snprintf(path, sizeof(path), "%s/status", dir);
 	s = read_file(path, NULL);
 	ck_assert_msg(strstr(s, "\nalerts_parked=1\nsiem=tcp\nsiem_target=siem.example.org:514\nsiem_connected=1\n"
-			     "siem_failures=3\nsiem_last_delivery_usec=1700000000000000\n"
+			     "siem_failures=3\nsiem_resent=0\nsiem_last_delivery_usec=1700000000000000\n"
 			     "siem_last_error_usec=1700000001000000\nsiem_last_error=connect: Connection refused\n"
 			     "spool_oldest_usec=1700000002500000\n") != NULL, "%s", s);
 	free(s);
 	snprintf(path, sizeof(path), "%s/.status.tmp", dir);
 	ck_assert_int_eq(access(path, F_OK), -1);	/* no temporary left */
+	/* issue 31 #4: a daemon removes its own state file, never another's (pid=) */
 	status_remove(dir);
 	snprintf(path, sizeof(path), "%s/status", dir);
+	ck_assert_int_eq(access(path, F_OK), 0);	/* pid=42: not this process */
+	ck_assert_int_eq(status_write(dir, &h, &c, NULL, (uint64_t)getpid(), 1700000000000000ull), 0);
+	status_remove(dir);
 	ck_assert_int_eq(access(path, F_OK), -1);
 
 	setenv("RUNTIME_DIRECTORY", "/run/x:/run/y", 1);
 	ck_assert_str_eq(status_dir(), "/run/x");
 	unsetenv("RUNTIME_DIRECTORY");
 	ck_assert_str_eq(status_dir(), "/run/brute-reportd");
+	/* the auditd plugin's is its own */
+	status_set_plugin_mode(true);
+	ck_assert_str_eq(status_dir(), "/run/brute-reportd-plugin");
+	status_set_plugin_mode(false);
 	rm_rf(d);
 }
 END_TEST

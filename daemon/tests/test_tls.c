@@ -96,6 +96,7 @@ struct tls_receiver {
 	int lfd;
 	uint16_t port;
 	bool require_client_cert;
+	bool stall;		/* handshake, then never read (issue 31 #1) */
 	const char *priority;	/* NULL: GnuTLS's default */
 	volatile int stop;
 	struct strbuf data;
@@ -136,6 +137,8 @@ static void serve(struct tls_receiver *rv, int cfd)
 			 gnutls_protocol_get_name(gnutls_protocol_get_version(s)));
 	}
 	pthread_mutex_unlock(&rv->lock);
+	while (r >= 0 && rv->stall && !rv->stop)
+		usleep(20000);	/* its TCP stack takes what fits, the program reads nothing */
 	while (r >= 0 && !rv->stop) {
 		ssize_t n = gnutls_record_recv(s, buf, sizeof(buf));
 
@@ -297,6 +300,55 @@ static void check_in_order(struct tls_receiver *rv, int total)
 	for (int i = 0; i < n; i++)
 		ck_assert_msg(seqs[i] == i, "message %d has seq %d (loss, duplicate or reorder)", i, seqs[i]);
 }
+
+/*
+ * issue 31 #1: over TLS too, a receiver that completes the handshake and
+ * then reads nothing gets nothing counted as delivered: its TCP stack's
+ * acknowledgements of the TLS records leave the entries spooled.
+ */
+START_TEST(test_tls_stalled_receiver)
+{
+	struct tls_receiver rv = { .stall = true };
+	struct forward_config cfg;
+	struct spool *sp;
+	struct forward *f;
+	const char *dir;
+
+	if (!make_pki()) {
+		test_skip("tls: certtool (gnutls-bin) is not installed");
+		return;
+	}
+	dir = make_tmpdir();
+	tls_receiver_start(&rv);
+	cfg = tls_cfg(rv.port);
+	cfg.timeout_ms = 500;
+	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
+	f = forward_new(&cfg, sp);
+	ck_assert(f != NULL);
+	submit(f, 0, 20);
+	pump(f, NULL, 0, 2000);
+	ck_assert_int_ge(rv.handshakes_ok, 1);
+	ck_assert_uint_ge(forward_get_stats(f)->stalls, 1);
+	ck_assert_uint_eq(spool_get_stats(sp)->records, 20);
+	ck_assert_uint_eq(forward_get_stats(f)->last_delivery_usec, 0);
+	ck_assert(!forward_get_stats(f)->connected);
+	ck_assert_uint_gt(forward_get_stats(f)->resent, 0);
+	tls_receiver_stop(&rv);
+	/* one that reads: every entry, once */
+	rv.stall = false;
+	sb_reset(&rv.data);
+	tls_receiver_start(&rv);
+	pump(f, &rv, 20, 10000);
+	check_in_order(&rv, 20);
+	ck_assert(forward_idle(f));
+	ck_assert(forward_get_stats(f)->connected);
+	tls_receiver_stop(&rv);
+	forward_free(f);
+	spool_close(sp);
+	tls_receiver_free(&rv);
+	rm_rf(dir);
+}
+END_TEST
 
 START_TEST(test_tls_delivery_and_outage)
 {
@@ -674,6 +726,7 @@ Suite *tls_suite(void)
 	tcase_add_checked_fixture(tc, NULL, pki_cleanup);
 	tcase_add_test(tc, test_tls_config_errors);
 	tcase_add_test(tc, test_tls_delivery_and_outage);
+	tcase_add_test(tc, test_tls_stalled_receiver);
 	tcase_add_test(tc, test_tls_client_certificate);
 	tcase_add_test(tc, test_tls_floor);
 	tcase_add_test(tc, test_tls_priority_and_name_config);

@@ -114,9 +114,17 @@ START_TEST(test_v4_fields)
 	ck_assert_int_eq(parse_line(CRASH "source=unknown " SUBJ, r), 1);
 	ck_assert_int_eq(r->input, 0);
 	ck_assert(!r->has_relay);
-	/* refused: an unknown input, a relay without a relayed charge, a relayed charge without its relay */
+	/* a proxy that mixed its clients: not charged, the relay named beside the last peer */
+	ck_assert_int_eq(parse_line(CRASH "source=unknown input=ambiguous " TCP "relay=uid:33 " SUBJ, r), 1);
+	ck_assert(r->has_relay);
+	ck_assert_int_eq(r->relay_uid, 33);
+	/* the peer ban of a peer seen through a relay names it too */
+	ck_assert_int_eq(parse_line("type=UNKNOWN[1718] msg=audit(1796600000.100:9): brute_hierarchy=4297000001 "
+				    TCP "faults=5 ban_s=600 relay=uid:33 " SUBJ, r), 1);
+	ck_assert(r->has_relay);
+	/* refused: an unknown input, a relay without a peer, a relayed charge without its relay */
 	ck_assert_int_eq(parse_line(CRASH "source=unknown input=maybe " SUBJ, NULL), 0);
-	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=peer relay=uid:33 " SUBJ, NULL), 0);
+	ck_assert_int_eq(parse_line(CRASH "source=unknown input=none relay=uid:33 " SUBJ, NULL), 0);
 	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=relayed " SUBJ, NULL), 0);
 	ck_assert_int_eq(parse_line(CRASH "source=peer " TCP "peer_faults=1 input=relayed relay=33 " SUBJ, NULL), 0);
 	ck_assert_int_eq(parse_line(CRASH "source=unknown input=none input=none " SUBJ, NULL), 0);

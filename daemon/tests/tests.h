@@ -26,6 +26,9 @@ Suite *unit_suite(void);
 Suite *health_suite(void);
 Suite *v4_suite(void);
 Suite *actions_suite(void);
+Suite *delivery_suite(void);
+Suite *spool_loss_suite(void);
+Suite *long_records_suite(void);
 
 /* Path of a fixture under tests/fixtures (static buffer). */
 const char *fixture(const char *name);

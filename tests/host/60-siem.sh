@@ -81,9 +81,12 @@ forward() { # PORT [FIXTURE]
 	printf 'journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\nsiem_port = %s\nspool_dir = %s\n' \
 		"$1" "$s" >"$T/reportd$1.conf"
 	chmod 600 "$T/reportd$1.conf"
-	"$top/daemon/brute-reportd" -c "$T/reportd$1.conf" -i "$f" --forward -o none -q
+	"$top/daemon/brute-reportd" -c "$T/reportd$1.conf" -i "$f" --forward -o none -q --stats
 }
 if ! out=$(forward $RELAY 2>&1); then not_ok "brute-reportd --forward to the relay" "$out"; exit 0; fi
+# rsyslog's imtcp closes its end when brute-reportd's ends: that confirms the batch
+same "plain TCP: the relay confirmed every alert (brute-reportd's spool is empty)" "spooled now 0" \
+	"$(echo "$out" | grep -o 'spooled now [0-9]*')"
 at_least() { [ "$(n_alerts)" -ge "$1" ]; }
 if waitfor at_least 1; then sleep 2; fi
 n=$(n_alerts)
@@ -126,6 +129,9 @@ if out=$(forward_tls $TLS collector.example.org "$c/ca.pem" 2>&1); then
 	if waitfor at_least $((3 * n)); then sleep 1; fi
 	same "brute-reportd over TLS: the same $n alerts reached the collector's TLS input" \
 		"$((3 * n))" "$(n_alerts)"
+	# its gtls driver closes its end after brute-reportd's close_notify: the batch confirmed
+	same "TLS: the collector confirmed every alert (brute-reportd's spool is empty)" "spooled now 0" \
+		"$(echo "$out" | grep -o 'spooled now [0-9]*')"
 else
 	not_ok "brute-reportd over TLS to the collector" "$out"
 fi
@@ -179,4 +185,36 @@ if out=$(forward $RELAY "$v3" 2>&1); then
 		not_ok "v3: the end of the Unix peer's ban, with its uid and socket inode" "$(grep ' PEER_UNBAN ' "$alerts")"
 else
 	not_ok "brute-reportd --forward of the v3 stream to the relay" "$out"
+fi
+
+# issue 31: a receiver that stops reading (the relay's rsyslogd stopped: its kernel still
+# accepts the connection and its TCP stack takes the alerts) gets nothing counted as
+# delivered: brute-reportd keeps them spooled (it used to count them delivered as soon as
+# that stack acknowledged them: lost with the receiver); once it reads again, a second
+# brute-reportd on the same spool delivers them, confirmed (the spool empties).
+stalled() { # FIXTURE
+	mkdir -p "$T/spool-stalled"
+	printf 'journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\nsiem_port = %s\nspool_dir = %s\nsiem_timeout = 1\nsiem_retry_min = 1\n' \
+		"$RELAY" "$T/spool-stalled" >"$T/reportd-stalled.conf"
+	chmod 600 "$T/reportd-stalled.conf"
+	"$top/daemon/brute-reportd" -c "$T/reportd-stalled.conf" -i "$1" --forward -o none --stats
+}
+before=$(n_alerts)
+relay_pid=$(cat "$T/relay/pid" 2>/dev/null)
+if [ -n "$relay_pid" ] && kill -STOP "$relay_pid"; then
+	out=$(stalled "$fixture" 2>&1)
+	case $out in
+	*"spooled now "[1-9]*) ok "a stopped receiver: the alerts stay in brute-reportd's spool ($(echo "$out" | grep -o 'spooled now [0-9]*'))" ;;
+	*) not_ok "a stopped receiver: the alerts stay in brute-reportd's spool" "$out" ;;
+	esac
+	kill -CONT "$relay_pid"
+	out=$(stalled /dev/null 2>&1)
+	same "the receiver reads again: the spool is delivered and empty" "spooled now 0" \
+		"$(echo "$out" | grep -o 'spooled now [0-9]*')"
+	if waitfor at_least $((before + n)); then sleep 1; fi
+	[ "$(n_alerts)" -ge $((before + n)) ] &&
+		ok "the $n alerts reached the collector ($(($(n_alerts) - before)) with the stopped connection's copies)" ||
+		not_ok "the $n alerts reached the collector" "before $before, now $(n_alerts)"
+else
+	not_ok "stop the relay's rsyslogd" "pid '$relay_pid'"
 fi

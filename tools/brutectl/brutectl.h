@@ -56,10 +56,11 @@ int read_small(const char *path, char *buf, size_t size);
 bool is_number(const char *s);
 
 /* ---- reportd.c: brute-reportd's state file ---- */
-#define N_REPORTD_KEYS 29
+#define N_REPORTD_KEYS 37
 struct reportd_info {
 	int err;	/* 0, or why there is none (ENOENT: not running) */
 	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */
+	bool plugin;	/* the auditd plugin's file (the service's is absent) */
 	char vals[N_REPORTD_KEYS][320];
 };
 void read_reportd(struct reportd_info *ri);

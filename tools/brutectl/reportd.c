@@ -18,6 +18,8 @@
 /* ---- brute-reportd's state file (brute-reportd(8): /run/brute-reportd/status) ---- */
 
 #define REPORTD_STATUS_PATH "/run/brute-reportd/status"
+/* the auditd plugin's (brute-reportd --stdin), read when the service's is absent */
+#define REPORTD_PLUGIN_STATUS_PATH "/run/brute-reportd-plugin/status"
 
 static const char *const reportd_keys[] = {
 	"pid", "brute", "audit", "mode", "records", "incidents", "incidents_open", "attacks",
@@ -29,6 +31,9 @@ static const char *const reportd_keys[] = {
 	/* its actions through systemd (absent from an older daemon's file) */
 	"unit_restarts", "unit_starts", "unit_failures", "peer_actions", "peer_action_failures",
 	"backstop_restart",
+	/* issue 31: what it refused, journal failures, entries sent again, the last reload */
+	"records_malformed", "lines_oversized", "lines_garbage", "journal_failures", "siem_resent",
+	"reloads", "reload_result", "reload_error",
 };
 _Static_assert(sizeof(reportd_keys) / sizeof(reportd_keys[0]) == N_REPORTD_KEYS,
 	       "N_REPORTD_KEYS (brutectl.h) counts reportd_keys");
@@ -40,6 +45,15 @@ void read_reportd(struct reportd_info *ri)
 
 	memset(ri, 0, sizeof(*ri));
 	free(path);
+	if (!f && errno == ENOENT) {
+		path = sys_path(REPORTD_PLUGIN_STATUS_PATH);
+		f = fopen(path, "re");
+		free(path);
+		if (f)
+			ri->plugin = true;
+		else
+			errno = ENOENT;	/* neither: not running */
+	}
 	if (!f) {
 		ri->err = errno;
 		return;
@@ -116,6 +130,43 @@ static void print_delivery(const struct reportd_info *ri)
 	putchar('\n');
 }
 
+/* A number key: 0 when absent (an older daemon). */
+static uint64_t rn(const struct reportd_info *ri, const char *key)
+{
+	uint64_t v;
+
+	return is_number(reportd_value(ri, key)) &&
+	       parse_u64(reportd_value(ri, key), UINT64_MAX, &v) ? v : 0;
+}
+
+/* What it refused, the journal's refusals, the entries sent again, the last reload: when
+ * there is any. */
+static void print_problems(const struct reportd_info *ri)
+{
+	uint64_t refused = rn(ri, "records_malformed") + rn(ri, "lines_oversized") +
+			   rn(ri, "lines_garbage");
+
+	if (refused)
+		printf("         refused: %llu line%s (%llu malformed records, %llu too long, %llu not records)\n",
+		       (unsigned long long)refused, refused == 1 ? "" : "s",
+		       (unsigned long long)rn(ri, "records_malformed"),
+		       (unsigned long long)rn(ri, "lines_oversized"),
+		       (unsigned long long)rn(ri, "lines_garbage"));
+	if (rn(ri, "journal_failures"))
+		printf("         journal: %s entries refused\n", reportd_value(ri, "journal_failures"));
+	if (rn(ri, "siem_resent"))
+		printf("         resent: %s entries sent again (their connection ended before the receiver confirmed them)\n",
+		       reportd_value(ri, "siem_resent"));
+	if (!strcmp(reportd_value(ri, "reload_result"), "failed")) {
+		printf("         reload: FAILED, the running configuration kept: ");
+		put_name_tty(stdout, reportd_value(ri, "reload_error"),
+			     strlen(reportd_value(ri, "reload_error")));
+		putchar('\n');
+	} else if (!strcmp(reportd_value(ri, "reload_result"), "ok") && rn(ri, "reloads")) {
+		printf("         reload: ok (%s since start)\n", reportd_value(ri, "reloads"));
+	}
+}
+
 void print_reportd(const struct reportd_info *ri, bool json)
 {
 	if (json) {
@@ -124,7 +175,8 @@ void print_reportd(const struct reportd_info *ri, bool json)
 			fputs("null", stdout);
 			return;
 		}
-		printf("{\"stale\":%s", ri->stale ? "true" : "false");
+		printf("{\"stale\":%s,\"plugin\":%s", ri->stale ? "true" : "false",
+		       ri->plugin ? "true" : "false");
 		for (size_t i = 0; i < N_REPORTD_KEYS; i++) {
 			printf(",\"%s\":", reportd_keys[i]);
 			if (is_number(ri->vals[i]))
@@ -139,6 +191,8 @@ void print_reportd(const struct reportd_info *ri, bool json)
 		printf("reportd: not running (no " REPORTD_STATUS_PATH ")\n");
 		return;
 	}
+	if (ri->plugin)
+		printf("reportd: the auditd plugin (" REPORTD_PLUGIN_STATUS_PATH ")\n");
 	if (ri->err) {
 		printf("reportd: unknown (%s: %s)\n", REPORTD_STATUS_PATH, strerror(ri->err));
 		return;
@@ -156,4 +210,5 @@ void print_reportd(const struct reportd_info *ri, bool json)
 		printf("          actions: backstop: units restarted %s, started %s, failed %s; peer actions %s, failed %s\n",
 		       reportd_value(ri, "unit_restarts"), reportd_value(ri, "unit_starts"), reportd_value(ri, "unit_failures"),
 		       reportd_value(ri, "peer_actions"), reportd_value(ri, "peer_action_failures"));
+	print_problems(ri);
 }

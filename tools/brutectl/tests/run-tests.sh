@@ -763,6 +763,36 @@ STATE
 	else
 		not_ok "status: brute-reportd's actions through systemd" "exit $rc" "$out" "$errout"
 	fi
+	# issue 31 #4: the last reload's verdict, what the daemon refused, the journal's refusals,
+	# the entries sent again
+	cat >>"$root/run/brute-reportd/status" <<STATE
+records_malformed=2
+lines_oversized=1
+lines_garbage=0
+journal_failures=5
+siem_resent=17
+reloads=3
+reload_result=failed
+reload_error=/etc/brute/reportd.conf: the file has errors (logged above)
+STATE
+	run status
+	if printf '%s\n' "$out" | grep -q '^ *reload: FAILED, the running configuration kept: /etc/brute/reportd.conf: the file has errors (logged above)$' &&
+		printf '%s\n' "$out" | grep -q '^ *refused: 3 lines (2 malformed records, 1 too long, 0 not records)$' &&
+		printf '%s\n' "$out" | grep -q '^ *journal: 5 entries refused$' &&
+		printf '%s\n' "$out" | grep -q '^ *resent: 17 entries sent again (their connection ended before the receiver confirmed them)$' &&
+		printf '%s\n' "$out" | grep -q '^ *delivery: .*, 2 parked$'; then
+		ok "status: the last reload failed, refusals, journal failures, entries sent again"
+	else
+		not_ok "status: the last reload failed, refusals, journal failures, entries sent again" "exit $rc" "$out" "$errout"
+	fi
+	sed -i 's/^reload_result=failed$/reload_result=ok/' "$root/run/brute-reportd/status"
+	run status
+	if printf '%s\n' "$out" | grep -q '^ *reload: ok (3 since start)$'; then
+		ok "status: the last reload applied"
+	else
+		not_ok "status: the last reload applied" "exit $rc" "$out" "$errout"
+	fi
+	sed -i 's/^reload_result=ok$/reload_result=failed/' "$root/run/brute-reportd/status"
 	run status --json
 	if [ "$rc" = 3 ] && printf '%s' "$out" | python3 -c '
 import json, sys
@@ -778,10 +808,22 @@ assert r["pid"] == 4242 and r["records"] == 12 and r["alerts_queued"] == 7 and r
 assert r["siem"] == "tcp" and r["siem_connected"] == 0 and r["siem_failures"] == 14, r
 assert r["siem_last_error"] == "connect: Connection refused" and r["alerts_parked"] == 2, r
 assert r["unit_starts"] == 2 and r["peer_action_failures"] == 1, r
-assert r["spool_oldest_usec"] > 10**15, r' 2>"$tmp/py"; then
+assert r["spool_oldest_usec"] > 10**15, r
+assert r["reload_result"] == "failed" and r["reloads"] == 3 and r["siem_resent"] == 17, r
+assert r["plugin"] is False, r' 2>"$tmp/py"; then
 		ok "status --json (exit 3, protected false)"
 	else
 		not_ok "status --json" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
+	# the auditd plugin's state file, when the service's is absent (each its own: issue 31 #4)
+	mkdir -p "$root/run/brute-reportd-plugin"
+	mv "$root/run/brute-reportd/status" "$root/run/brute-reportd-plugin/status"
+	run status
+	if printf '%s\n' "$out" | grep -q '^reportd: the auditd plugin (/run/brute-reportd-plugin/status)$' &&
+		printf '%s\n' "$out" | grep -q '^reportd: running, pid 4242: records 12,'; then
+		ok "status: the auditd plugin's state file"
+	else
+		not_ok "status: the auditd plugin's state file" "exit $rc" "$out" "$errout"
 	fi
 	rm -rf "$root"
 	run status
