@@ -247,7 +247,14 @@ svc_fresh() {
 		[ $u = postfix ] && systemctl reset-failed postfix@-.service 2>/dev/null
 	done
 	systemctl restart $(for u in "$@"; do echo $u.service; done) || return 1
-	svc_ready "$@"
+	svc_ready "$@" && return 0
+	# Why not: what each unit said, and what listens.
+	for u in "$@"; do
+		systemctl --no-pager -n 0 status "$(svc_unitname $u)" 2>&1 | head -n 3
+		journalctl --no-pager -o cat -n 6 -u "$(svc_unitname $u)" 2>&1
+	done
+	ss -Htln 2>&1 | head -n 20
+	return 1
 }
 
 # The main process's pid file of a unit.
@@ -424,7 +431,7 @@ svc_case() {
 	case $units in *postfix*) postsuper -d ALL >/dev/null 2>&1 ;; esac
 	unitnames=$(for u in $units; do svc_unitname $u; done)
 	if ! out=$(svc_fresh $units 2>&1); then
-		echo "r_error='start: $(echo "$out" | tail -n 3 | tr -d "'")'" >"$res"
+		echo "r_error='start: $(echo "$out" | tail -n 40 | tr -d "'")'" >"$res"
 		echo "# SVC $name error=start"
 		return 1
 	fi
