@@ -120,8 +120,10 @@ svc_configure() {
 		chown root:dovecot /etc/dovecot/brute-svc.passwd &&
 		chmod 640 /etc/dovecot/brute-svc.passwd || return 1
 	# Mail for local users goes to Dovecot over LMTP; retries are scaled down with the rest
-	# (a delivery deferred by a crash is tried again within the run).
-	postconf -e inet_interfaces=all myhostname=system 'mydestination=system, localhost' \
+	# (a delivery deferred by a crash is tried again within the run).  The package's
+	# configuration, made in a chroot without a network, has inet_protocols empty: Postfix
+	# then disables every inet service ("disabling all type inet services in master.cf").
+	postconf -e inet_interfaces=all inet_protocols=ipv4 myhostname=system 'mydestination=system, localhost' \
 		mailbox_transport=lmtp:unix:private/dovecot-lmtp minimal_backoff_time=2s \
 		maximal_backoff_time=4s queue_run_delay=2s \
 		"import_environment=$(postconf -dh import_environment) LD_PRELOAD BRUTE_FAULT BRUTE_FAULT_BUG" ||
