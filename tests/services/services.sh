@@ -429,8 +429,10 @@ svc_case() {
 		*) svc_env $u || return 1 ;;
 		esac
 	done
-	# Postfix delivers to Dovecot; the queue starts empty.
-	case $units in *postfix*) postsuper -d ALL >/dev/null 2>&1 ;; esac
+	# Postfix delivers to Dovecot; the queue starts empty, also for a case without Postfix
+	# (an earlier case's attack mails, retried every few seconds, would crash Dovecot's lmtp
+	# during it).
+	postsuper -d ALL >/dev/null 2>&1
 	unitnames=$(for u in $units; do svc_unitname $u; done)
 	if ! out=$(svc_fresh $units 2>&1); then
 		echo "r_error='start: $(echo "$out" | tail -n 40 | tr -d "'")'" >"$res"
