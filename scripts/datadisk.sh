@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # datadisk.sh [OUT]: make the system guest's per-run data disk (ext4, label "data", mounted
 # on /data in the guest) and print its path. Contents:
-#   tests/     tests/system/*.sh
+#   tests/     tests/system/*.sh, and *.inc that they source
 #   rig/       run-tests.sh, system-run, tap.sh, inject/, bin/ (runas, segv, ...)
 #   selftests/ the static selftests, if built
 #   demo/      tests/demo: its programs (built by tests/demo/Makefile), guest script, unit, configuration
@@ -25,6 +25,10 @@ mkdir -p "$stage"/{tests,rig/bin,root}
 chmod 755 "$stage/root"
 for t in "$top"/tests/system/*.sh; do
 	[ -e "$t" ] && install -m 755 "$t" "$stage/tests/"
+done
+# what several scripts source (not run by itself: not *.sh)
+for t in "$top"/tests/system/*.inc; do
+	[ -e "$t" ] && install -m 644 "$t" "$stage/tests/"
 done
 install -m 755 "$top"/tests/rig/{run-tests.sh,system-run} "$stage/rig/"
 install -m 644 "$top/tests/rig/tap.sh" "$stage/rig/"

@@ -705,3 +705,25 @@ svc_ausearch() {
 			"$missing of $(sort -u "$want" | wc -l) not found: $(sort -u "$want" | comm -23 - "$SVC_OUT/ausearch.found" | head -n 5 | tr '\n' ' ')"
 	fi
 }
+
+# A system test script's body: set-up, each case (svc_selected) run and asserted, the records
+# in ausearch, teardown.
+svc_script() {
+	if [ ! -d /proc/sys/kernel/brute ]; then
+		not_ok "brute is enabled" "$(cat /sys/kernel/security/lsm 2>&1)"
+		return 0
+	fi
+	if ! out=$(svc_setup 2>&1); then
+		not_ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd" "$out"
+		svc_teardown >/dev/null 2>&1
+		return 0
+	fi
+	ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
+	for case_name in "$@"; do
+		svc_selected $case_name || continue
+		svc_case $case_name
+		svc_assert $case_name
+	done
+	svc_ausearch "$@"
+	svc_teardown >/dev/null 2>&1
+}

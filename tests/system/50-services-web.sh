@@ -20,25 +20,9 @@
 SVC=${RIG%/rig}/services
 . "$SVC/services.sh"
 
-if [ ! -d /proc/sys/kernel/brute ]; then
-	not_ok "brute is enabled" "$(cat /sys/kernel/security/lsm 2>&1)"
-	exit 0
-fi
-if ! out=$(svc_setup 2>&1); then
-	not_ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd" "$out"
-	svc_teardown >/dev/null 2>&1
-	exit 0
-fi
-ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
 # make check: one case of each shape (a proxy's relay, the ordinary bug, direct, the trusted
 # load balancer, a local user), within make check's time; make bench: every case.
 cases="php-www-one php-www-bug apache-one lb-one apache-loopback"
 [ -n "$svc_full" ] && cases="nginx-one php-www-one php-app-one php-www-botnet php-www-bug apache-one apache-botnet lb-one apache-loopback lb-botnet"
-for case_name in $cases; do
-	svc_selected $case_name || continue
-	svc_case $case_name
-	svc_assert $case_name
-done
-svc_ausearch $cases
-svc_teardown >/dev/null 2>&1
+svc_script $cases
 exit 0

@@ -18,24 +18,8 @@
 SVC=${RIG%/rig}/services
 . "$SVC/services.sh"
 
-if [ ! -d /proc/sys/kernel/brute ]; then
-	not_ok "brute is enabled" "$(cat /sys/kernel/security/lsm 2>&1)"
-	exit 0
-fi
-if ! out=$(svc_setup 2>&1); then
-	not_ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd" "$out"
-	svc_teardown >/dev/null 2>&1
-	exit 0
-fi
-ok "services set-up: users, configuration, namespaces, SIEM, brute-reportd"
 # make check: Dovecot behind Postfix and a local user on its Unix socket; make bench: every case.
 cases="lmtp-one lmtp-unix"
 [ -n "$svc_full" ] && cases="smtp-one lmtp-one lmtp-unix imap-login-one imap-one ssh-one"
-for case_name in $cases; do
-	svc_selected $case_name || continue
-	svc_case $case_name
-	svc_assert $case_name
-done
-svc_ausearch $cases
-svc_teardown >/dev/null 2>&1
+svc_script $cases
 exit 0
