@@ -38,6 +38,9 @@ void err(const char *fmt, ...);
 char *sys_path(const char *path);
 const char *escape_tty(char *buf, size_t size, const char *s, size_t len);
 const char *snip(char *buf, size_t size, const char *s);
+enum { KV_BAD = -2, KV_UNKNOWN = -1 };
+int kv_field(char *tok, const char *const names[], int n, bool seen[], const char **val,
+	     char *why, size_t size);
 bool parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool parse_u32(const char *s, uint32_t *out);
 bool parse_dev(const char *s, uint32_t *maj, uint32_t *min);

@@ -56,27 +56,14 @@ static bool parse_line(char *line, void *out, char *why_buf, size_t why_size)
 
 	memset(e, 0, sizeof(*e));
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
 		const char *val;
 		int f;
 
-		if (!eq || eq == tok) {
-			snprintf(why_buf, why_size, "expected key=value, got '%s'",
-				 snip(quoted, sizeof(quoted), tok));
+		f = kv_field(tok, field_names, N_FIELDS, seen, &val, why_buf, why_size);
+		if (f == KV_BAD)
 			goto bad;
-		}
-		*eq = '\0';
-		val = eq + 1;
-		for (f = 0; f < N_FIELDS; f++)
-			if (!strcmp(tok, field_names[f]))
-				break;
-		if (f == N_FIELDS)
+		if (f == KV_UNKNOWN)
 			continue;
-		if (seen[f]) {
-			snprintf(why_buf, why_size, "duplicate field %s", tok);
-			goto bad;
-		}
-		seen[f] = true;
 		switch (f) {
 		case F_UID:
 			if (!parse_u32(val, &e->uid))

@@ -98,29 +98,16 @@ static bool parse_peer_line(char *line, void *out, char *why_buf, size_t why_siz
 
 	memset(p, 0, sizeof(*p));
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
 		unsigned char bin[sizeof(struct in6_addr)];
 		const char *val;
 		uint64_t v;
 		int f;
 
-		if (!eq || eq == tok) {
-			snprintf(why_buf, why_size, "expected key=value, got '%s'",
-				 snip(quoted, sizeof(quoted), tok));
+		f = kv_field(tok, peer_field_names, N_PEER_FIELDS, seen, &val, why_buf, why_size);
+		if (f == KV_BAD)
 			return false;
-		}
-		*eq = '\0';
-		val = eq + 1;
-		for (f = 0; f < N_PEER_FIELDS; f++)
-			if (!strcmp(tok, peer_field_names[f]))
-				break;
-		if (f == N_PEER_FIELDS)
+		if (f == KV_UNKNOWN)
 			continue;
-		if (seen[f]) {
-			snprintf(why_buf, why_size, "duplicate field %s", tok);
-			return false;
-		}
-		seen[f] = true;
 		switch (f) {
 		case P_PEER:
 			if (!parse_peer(val, p))

@@ -44,26 +44,14 @@ static bool parse_trusted_line(char *line, void *out, char *why, size_t size)
 
 	memset(e, 0, sizeof(*e));
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
 		const char *val;
 		int f;
 
-		if (!eq || eq == tok) {
-			snprintf(why, size, "expected key=value, got '%s'", snip(quoted, sizeof(quoted), tok));
+		f = kv_field(tok, t_names, N_T, seen, &val, why, size);
+		if (f == KV_BAD)
 			return false;
-		}
-		*eq = '\0';
-		val = eq + 1;
-		for (f = 0; f < N_T; f++)
-			if (!strcmp(tok, t_names[f]))
-				break;
-		if (f == N_T)
+		if (f == KV_UNKNOWN)
 			continue;
-		if (seen[f]) {
-			snprintf(why, size, "duplicate field %s", tok);
-			return false;
-		}
-		seen[f] = true;
 		switch (f) {
 		case T_TRUSTED:
 			if (!trust_parse_kernel_peer(val, e))

@@ -446,3 +446,34 @@ bool is_number(const char *s)
 			return false;
 	return true;
 }
+
+/*
+ * One key=value token of a line of a kernel file: the index of its key in names[] (n of
+ * them), *val its value (the token is cut at '='); KV_UNKNOWN for a key not in names (a newer
+ * kernel's field: skipped); KV_BAD, why in why, for a token that is not key=value or a key
+ * seen before on the line (seen[], n of them, is kept).
+ */
+int kv_field(char *tok, const char *const names[], int n, bool seen[], const char **val,
+	     char *why, size_t size)
+{
+	char *eq = strchr(tok, '=');
+	char quoted[168];
+	int f;
+
+	if (!eq || eq == tok) {
+		snprintf(why, size, "expected key=value, got '%s'", snip(quoted, sizeof(quoted), tok));
+		return KV_BAD;
+	}
+	*eq = '\0';
+	*val = eq + 1;
+	for (f = 0; f < n && strcmp(tok, names[f]); f++)
+		;
+	if (f == n)
+		return KV_UNKNOWN;
+	if (seen[f]) {
+		snprintf(why, size, "duplicate field %s", tok);
+		return KV_BAD;
+	}
+	seen[f] = true;
+	return f;
+}
