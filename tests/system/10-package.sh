@@ -22,10 +22,11 @@ fi
 check "dpkg --verify brute-reportd: every file as packaged" sh -c '
 	out=$(dpkg --verify brute-reportd 2>&1); [ -z "$out" ] || { echo "$out"; exit 1; }'
 conffiles=$(dpkg-query -W -f '${Conffiles}\n' brute-reportd | awk 'NF { print $1 }' | sort | tr '\n' ' ')
-if [ "$conffiles" = "/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf " ]; then
-	ok "conffiles: reportd.conf, the plugin configuration, the rules"
+# (the trusted peers' file comes with brutectl, which the package ships)
+if [ "$conffiles" = "/etc/audit/plugins.d/brute-reportd.conf /etc/brute/70-brute.rules /etc/brute/reportd.conf /etc/brute/trusted-peers.conf " ]; then
+	ok "conffiles: reportd.conf, the plugin configuration, the rules, the trusted peers"
 else
-	not_ok "conffiles: reportd.conf, the plugin configuration, the rules" "got: $conffiles"
+	not_ok "conffiles: reportd.conf, the plugin configuration, the rules, the trusted peers" "got: $conffiles"
 fi
 [ "$(readlink /etc/audit/rules.d/70-brute.rules)" = ../../brute/70-brute.rules ] &&
 	ok "the rules are active through /etc/audit/rules.d/70-brute.rules -> ../../brute/70-brute.rules" ||
