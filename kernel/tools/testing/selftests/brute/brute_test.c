@@ -1296,11 +1296,23 @@ static struct run service(char *const argv[])
 }
 
 /* How a service ended: 0 if it was still serving (then stopped), else the signal. */
-static int service_end(struct run *run)
+/*
+ * End a service: the signal that ended it, 0 if it was still running (it
+ * is then terminated), -1 otherwise.  A kill that Brute decided is
+ * delivered after the crash that caused it, which a client may see first:
+ * @grace_ms is how long to wait for the service to end by itself.
+ */
+static int service_end_after(struct run *run, int grace_ms)
 {
 	int status;
+	pid_t got;
 
-	if (waitpid(run->pid, &status, WNOHANG) != run->pid) {
+	while ((got = waitpid(run->pid, &status, WNOHANG)) != run->pid &&
+	       grace_ms > 0) {
+		usleep(10000);
+		grace_ms -= 10;
+	}
+	if (got != run->pid) {
 		kill(run->pid, SIGTERM);
 		waitpid(run->pid, &status, 0);
 		fclose(run->out);
@@ -1309,6 +1321,11 @@ static int service_end(struct run *run)
 	}
 	fclose(run->out);
 	return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+}
+
+static int service_end(struct run *run)
+{
+	return service_end_after(run, 0);
 }
 
 #define NEED_NET()							\
@@ -1386,7 +1403,7 @@ TEST_F(brute, v3_many_prefixes_backstop)
 	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
 			       "-B", "10.100.1.2,10.100.2.2,10.100.3.2,10.100.4.2,10.100.5.2,10.100.6.2,10.100.7.2,10.100.8.2,10.100.9.2,10.100.10.2,10.100.11.2,10.100.12.2",
 			       "-c", "48", "-r", "crash", "tcp", SRV_SPEC));
-	EXPECT_EQ(SIGKILL, service_end(&srv));
+	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
 	EXPECT_EQ(32, attacker.crashed);
 	EXPECT_EQ(16, attacker.refused);
 }
@@ -2698,7 +2715,7 @@ TEST_F(brute, v4_slow_backstop_restart)
 			  "10.199.0.2", "-c", "1", "-r", "crash", "tcp",
 			  "10.199.0.1:7797"));
 	EXPECT_EQ(1, out.crashed);
-	EXPECT_EQ(SIGKILL, service_end(&srv));
+	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
 }
 
 TEST_HARNESS_MAIN
