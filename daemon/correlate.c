@@ -1522,7 +1522,7 @@ static void on_peer_unban(struct correlate *c, const struct brute_record *r)
 }
 
 /*
- * records_dropped= (on the first record after the kernel could not emit
+ * records_dropped= (on every record once the kernel could not emit
  * some): its total since boot.  What it adds is counted, and marks every
  * incident open now as possibly incomplete.  It is logged at once, then at
  * most once a minute: what a minute held back is logged when it is over

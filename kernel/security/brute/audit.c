@@ -14,8 +14,9 @@
  * kill loop).  A flood of crashes slows the crashing tasks down; it does
  * not make audit lose records that it could have queued.  A record audit
  * does not take (its backlog stayed full, no memory, or an exclude rule)
- * is counted: /sys/kernel/security/brute/stats shows the count and the
- * next record carries it (records_dropped=).
+ * is counted: /sys/kernel/security/brute/stats shows the count, and every
+ * record after the first drop carries the total (records_dropped=): audit
+ * may in turn lose the record that would have been the only one to say so.
  */
 
 #include <linux/audit.h>
@@ -38,7 +39,6 @@
 #include "target.h"
 
 static atomic64_t brute_records_dropped = ATOMIC64_INIT(0);
-static atomic64_t brute_records_reported = ATOMIC64_INIT(0);
 
 static const char *const brute_boundary_names[] = {
 	"setid", "fcaps", "cred", "network", "unix", "local",
@@ -57,14 +57,16 @@ static struct audit_buffer *brute_audit_start(struct audit_context *ctx,
 	return ab;
 }
 
-/* The first record after some were dropped says how many, in total. */
+/*
+ * Once a record was dropped, every record says how many were, in total:
+ * audit may lose any record after it took it (kauditd's queue, auditd
+ * gone), so no single one can be the one that reports the count.
+ */
 static void brute_audit_end(struct audit_buffer *ab)
 {
 	s64 dropped = atomic64_read(&brute_records_dropped);
-	s64 reported = atomic64_read(&brute_records_reported);
 
-	if (dropped != reported &&
-	    atomic64_try_cmpxchg(&brute_records_reported, &reported, dropped))
+	if (dropped)
 		audit_log_format(ab, " records_dropped=%lld", dropped);
 	audit_log_end(ab);
 }
