@@ -26,6 +26,10 @@ key=$( {
 	sha256sum "${patches[@]}" | sed "s|$top/||"
 } | sha256sum | cut -c1-16)
 out=$base/$key
+# One build at a time (make check builds the guests' inputs beside the audit-tools layer).
+mkdir -p "$base"
+exec 7>"$base/.lock"
+flock 7
 if [ -f "$out/done" ]; then
 	echo "$out"
 	exit 0

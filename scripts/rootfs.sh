@@ -11,6 +11,10 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 img=$rig/rootfs.ext4
+# One build at a time (make check builds it beside the host layers, the guest asks again).
+mkdir -p "$rig"
+exec 6>"$rig/.rootfs.lock"
+flock 6
 # The audit packages with userspace/audit/ applied (built once, cached), installed over
 # Debian's: the image's key covers them.
 audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
