@@ -7,7 +7,8 @@
 #   NAME.journal  brute-reportd's journal entries of the case (journalctl -o json)
 #   NAME.siem     the lines the SIEM (rsyslog) received during the case
 #   peers         /sys/kernel/security/brute/peers after the case
-# Variables (-v): unit (the unit whose processes crash), restarts0 (the units' NRestarts before).
+# Variables (-v): unit (the unit whose processes crash), restarts0 (the units' NRestarts before),
+# dropped0 (Brute's records_dropped before: records carry the total since boot).
 function emit(k, v) {
 	gsub(/'/, "", v)
 	printf "r_%s='%s'\n", k, v
@@ -159,7 +160,7 @@ END {
 	emit("k_kills", kills + 0)
 	emit("k_peer_bans", peer_bans + 0)
 	emit("k_banned", banned)
-	emit("k_records_dropped", dropped + 0)
+	emit("k_records_dropped", dropped == "" ? 0 : dropped - dropped0)
 	emit("bans_now", bans_now)
 	emit("journal_attacks", j_attacks + 0)
 	emit("journal_attacks_unit", j_attacks_unit + 0)

@@ -453,6 +453,9 @@ svc_case() {
 	fi
 	restarts0=$(systemctl show -P NRestarts $unitnames | awk '{ n += $1 } END { print n + 0 }')
 	lost0=$(auditctl -s 2>/dev/null | sed -n 's/^lost //p')
+	# (once a record was dropped, every record carries the total since boot: a case counts
+	# what it adds)
+	dropped0=$(sed -n 's/.* records_dropped=\([0-9]*\).*/\1/p' $SECFS/stats 2>/dev/null)
 	off=$(wc -c <$AUDIT_LOG)
 	siem0=$(grep -cE 'kind="(attack|peer_ban)"' "$SIEM_LOG")
 	siemlines=$(wc -l <"$SIEM_LOG")
@@ -490,7 +493,8 @@ svc_case() {
 				/var/spool/postfix/incoming -type f 2>/dev/null | wc -l)'"
 			;;
 		esac
-		awk -v unit="$(svc_unitname $crash)" -v restarts0="$restarts0" -f "$SVC/collect.awk" \
+		awk -v unit="$(svc_unitname $crash)" -v restarts0="$restarts0" \
+			-v dropped0="${dropped0:-0}" -f "$SVC/collect.awk" \
 			"$base.out" "$base.props" "$base.records" "$base.journal" "$base.siem" "$base.peers"
 	} >"$res" 2>"$base.err"
 	svc_log "$name: figures collected"
