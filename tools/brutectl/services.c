@@ -494,7 +494,7 @@ void print_services(bool json, const struct trust_entry *tv, size_t tn, int trus
 				fputs(",\"start_limit_interval\":", stdout);
 				json_str_or_null(p && p->known ? p->interval : NULL);
 				fputs(",\"reportd_restart\":", stdout);
-				json_str_or_null(reportd_restarts(ri, l->unit));
+				json_str_or_null(is_service(l) ? reportd_restarts(ri, l->unit) : NULL);
 				fputs(",\"sockets\":[", stdout);
 			} else {
 				putchar(',');

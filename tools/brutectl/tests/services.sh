@@ -238,6 +238,29 @@ assert sum(len(x["sockets"]) for x in d["units"]) == 18, d
 else
 	not_ok "status --json: services" "exit $rc" "$out" "$(cat "$tmp/py")"
 fi
+# brute-reportd's answer to the backstop (backstop_restart in its state file): yes, no, and a
+# value it does not write
+mkdir -p "$root/run/brute-reportd"
+for v in yes no maybe; do
+	printf 'pid=1\nbackstop_restart=%s\n' "$v" >"$root/run/brute-reportd/status"
+	runsvc status
+	want=$v j=\"$v\"
+	[ "$v" = maybe ] && want=unknown j=null
+	if printf '%s\n' "$svc" | grep -qx "  nginx.service: Restart=no (a kill leaves it down), RestartSec=100ms, start limit 5 in 10s; brute-reportd restart: $want" &&
+		printf '%s\n' "$svc" | grep -qx "  web.service: Restart=always (restarted after a kill), RestartSec=100ms, start limit 5 in 10s; brute-reportd restart: $want" &&
+		runsvc status --json && printf '%s' "$out" | python3 -c '
+import json, sys
+u = {x["unit"]: x for x in json.load(sys.stdin)["services"]["units"]}
+assert u["nginx.service"]["reportd_restart"] == json.loads(sys.argv[1]), u["nginx.service"]
+assert u["session-3.scope"]["reportd_restart"] is None, u["session-3.scope"]
+assert u["dev.service"]["reportd_restart"] is None, u["dev.service"]
+' "$j" 2>"$tmp/py"; then
+		ok "status: backstop_restart=$v in brute-reportd's state file: every service unit says brute-reportd restart: $want"
+	else
+		not_ok "status: backstop_restart=$v: brute-reportd restart: $want" "$svc" "$(cat "$tmp/py")"
+	fi
+done
+rm -r "$root/run/brute-reportd"
 # systemd not running, systemctl failing, systemctl not answering
 rm -r "$root/run/systemd"
 runsvc status
