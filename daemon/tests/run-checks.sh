@@ -1,6 +1,6 @@
 #!/bin/sh
-# Run the test runner of the normal build and of the ASan+UBSan build, then
-# replay the fuzz corpora (one check per fuzz target, fuzz/replay.sh);
+# Run the test runner of the normal build and of the ASan+UBSan build ("-":
+# none), then replay the fuzz corpora (one check per fuzz target, fuzz/replay.sh);
 # print one closing "N passed, N failed[, N skipped]" line with the totals.
 set -u
 normal=$1
@@ -37,11 +37,13 @@ run() {
 }
 
 run normal "$normal" env
+[ "$asan" = - ] || {
 # fast_unwind_on_malloc=0: a leak inside GnuTLS called by librelp is traced through
 # libgnutls (no frame pointers) back to librelp, which lsan.supp can then name.
 run "asan+ubsan" "$asan" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:fast_unwind_on_malloc=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CK_DEFAULT_TIMEOUT=60 \
 	LSAN_OPTIONS=suppressions=$(dirname "$0")/lsan.supp
+}
 if [ -n "$fuzzdir" ]; then
 	echo "== fuzz corpora (+${fuzzsecs} s each of fresh inputs) =="
 	for t in "$@"; do

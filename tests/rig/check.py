@@ -9,7 +9,7 @@ Layers, in order; a layer that cannot run counts as one failure and the others s
                the kernel package's configuration): TAP like the guests' scripts
   audit-tools  userspace/audit/tests/run.sh: the patched audit packages (scripts/audit-pkgs.sh,
                cached), the stock and patched ausearch/aureport on recorded Brute records,
-               make -C daemon check against the patched libauparse
+               make -C daemon check-normal against the patched libauparse
   kernel       the test kernel: $KERNEL, else scripts/kernel.sh builds it
   kunit        KTAP printed on the fast guest's console at boot
   fast-guest   tests/fast/*.sh in the busybox initramfs guest

@@ -3,8 +3,8 @@
 #   1. scripts/audit-pkgs.sh: the patched audit packages (built once, cached);
 #   2. check-tools.sh with the stock tools (they lack each feature) and the patched ones
 #      (they have it), on brute-v2.log and brute-v3.log;
-#   3. make -C daemon check built and run against the patched libaudit/libauparse
-#      (the daemon layer runs it against the stock ones).
+#   3. make -C daemon check-normal built and run against the patched libaudit/libauparse
+#      (the daemon layer runs make check, with its ASan+UBSan build, against the stock ones).
 # Last line: "audit-tools: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,13 +45,13 @@ lib=$(dirname "$(find "$root/lib" -name libauparse.so.0 | head -n 1)")
 devlib=$(dirname "$(find "$root/usr/lib" -name libauparse.so | head -n 1)")
 sysd_cflags=$(pkg-config --cflags libsystemd gnutls relp)
 sysd_libs=$(pkg-config --libs libsystemd gnutls relp)
-echo "== make -C daemon check against the patched libauparse ($lib)"
+echo "== make -C daemon check-normal against the patched libauparse ($lib)"
 # One build directory per package build (its rpath names that build); older ones go.
 bdir=build/audit-$(basename "$pkgs")
 for d in "$top"/daemon/build/audit-*; do
 	[ -d "$d" ] && [ "$d" != "$top/daemon/$bdir" ] && rm -rf "$d"
 done
-make -s -C "$top/daemon" B="$bdir" check \
+make -s -C "$top/daemon" B="$bdir" check-normal \
 	DEPS_CFLAGS="-I$root/usr/include $sysd_cflags" \
 	DEPS_LIBS="-L$devlib -Wl,-rpath,$lib $sysd_libs -lauparse -laudit" >"$out" 2>&1
 rc=$?
