@@ -589,24 +589,15 @@ static int hook_unix_stream_connect(struct sock *const sock,
 /*
  * The common reads, inline: the current task leads its thread group (its
  * own blob holds the process's input state, alive while it runs: no RCU
- * needed, see brute_state()) and serves @sk already (brute_sock_served()),
- * or serves nothing (brute_sock_idle()).  Anything else takes input.c's
- * full path.
+ * needed, see brute_state()) and serves @sk already, or with @sk NULL,
+ * serves nothing.  Anything else takes input.c's full path.
  */
-static bool brute_sock_served(const struct sock *const sk)
+static bool brute_sock_leader_serves(const struct sock *const sk)
 {
 	struct task_struct *const task = current;
 
 	return task == READ_ONCE(task->group_leader) &&
 	       READ_ONCE(brute_task(task)->state.sk) == sk;
-}
-
-static bool brute_sock_idle(void)
-{
-	struct task_struct *const task = current;
-
-	return task == READ_ONCE(task->group_leader) &&
-	       !READ_ONCE(brute_task(task)->state.sk);
 }
 
 /*
@@ -621,7 +612,7 @@ static void brute_unix_read(struct sock *const sk)
 	const struct brute_origin *origin;
 	struct sock *writer;
 
-	if (brute_sock_idle() || !brute_input_serving())
+	if (brute_sock_leader_serves(NULL) || !brute_input_serving())
 		return;
 	unix_state_lock(sk);
 	writer = unix_peer(sk);
@@ -664,14 +655,14 @@ static int brute_sock_read(struct sock *const sk)
 		if (static_branch_unlikely(&brute_peer_bans) &&
 		    brute_sock_refused(bs))
 			return -EPERM;
-		if (!brute_sock_served(sk))
+		if (!brute_sock_leader_serves(sk))
 			brute_input_connection(sk);
 		if (bs->input.kind == BRUTE_INPUT_REMOTE)
 			boundary = BRUTE_BOUNDARY_NETWORK;
 	} else if (sk->sk_family == AF_UNIX) {
 		brute_unix_read(sk);
 	} else if (sk->sk_family != AF_NETLINK) {
-		if (!brute_sock_idle() && brute_input_serving())
+		if (!brute_sock_leader_serves(NULL) && brute_input_serving())
 			brute_input_other();
 		if (brute_inet(sk) && READ_ONCE(bs->remote))
 			boundary = BRUTE_BOUNDARY_NETWORK;
