@@ -5,8 +5,13 @@
  *
  *   idle --entry--> waiting --due--> STATE --active, kill--> idle (recovered)
  *                                      |--active, restart--> TRY_RESTART --> idle
- *                                      |--deactivating--> waiting (1 s)
+ *                                      |--(de)activating--> waiting (1 s)
  *                                      '--otherwise--> RESET_FAILED --> START --> idle
+ *
+ * "activating" is no answer yet: it is also the state of a unit between a
+ * crash and its Restart= (sub-state auto-restart), whose next start may hit
+ * the start limit and leave it failed.  It is looked at again until it is
+ * active or not running, up to RESTART_ACTIVATING_CHECKS times.
  */
 #include "restart.h"
 
@@ -156,7 +161,15 @@ static void ask(struct restart *r, struct svc *s, enum manager_op op)
 
 static bool running(const char *state)
 {
-	return !strcmp(state, "active") || !strcmp(state, "activating") || !strcmp(state, "reloading");
+	return !strcmp(state, "active") || !strcmp(state, "reloading");
+}
+
+/* a state to look at again in a second: on its way up or down, not there yet */
+static bool settling(const struct svc *s, const char *state)
+{
+	if (!strcmp(state, "activating"))
+		return s->rechecks < RESTART_ACTIVATING_CHECKS;
+	return !strcmp(state, "deactivating") && s->rechecks < RESTART_RECHECKS;
 }
 
 static void on_result(void *userdata, int error, const char *value)
@@ -172,17 +185,18 @@ static void on_result(void *userdata, int error, const char *value)
 		} else if (s->kind == KIND_RESTART && (!strcmp(value, "active") || !strcmp(value, "reloading"))) {
 			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
 			ask(r, s, MANAGER_TRY_RESTART);
-		} else if (running(value)) {
-			/* after a kill: its Restart= brought it back; after a restart request: it is starting */
+		} else if (settling(s, value)) {
+			s->rechecks++;
+			s->state = S_WAITING;
+			s->due_ms = now + 1000;
+		} else if (running(value) || !strcmp(value, "activating")) {
+			/* after a kill: its Restart= brought it back; after a restart request: it is up
+			 * (still "activating" after RESTART_ACTIVATING_CHECKS s: a slow start job, systemd's) */
 			r->stats.recovered++;
 			log_info("%s is %s again by itself after Brute's backstop %s (%s)", s->unit, value,
 				 s->kind == KIND_RESTART ? "asked for its restart" : "killed its processes",
 				 s->reason);
 			finish(r, s, now);
-		} else if (!strcmp(value, "deactivating") && s->rechecks < RESTART_RECHECKS) {
-			s->rechecks++;
-			s->state = S_WAITING;
-			s->due_ms = now + 1000;
 		} else {
 			log_notice("%s is %s after Brute's backstop %s (%s): resetting its failed state and starting it",
 				   s->unit, value, s->kind == KIND_RESTART ? "asked for its restart" :

@@ -31,6 +31,7 @@
 #define RESTART_GRACE_MS	2000	/* after a kill, before looking at the unit */
 #define RESTART_INTERVAL_MS	2000	/* between two actions on one unit */
 #define RESTART_RECHECKS	10	/* "deactivating": looked at again each second */
+#define RESTART_ACTIVATING_CHECKS 300	/* "activating": each second, up to 5 min */
 #define RESTART_UNITS_MAX	256	/* units followed at once */
 
 struct restart_stats {

@@ -42,7 +42,9 @@ struct fake {
 	struct strbuf calls;		/* "Get nginx.service; ResetFailedUnit nginx.service; ..." */
 	struct strbuf envs;		/* each action's environment file, read at its start */
 	/* state_after: the state once a job was queued for it (a failed restart: "failed") */
-	struct { const char *unit, *state, *job_result, *state_after, *restart_result; int error; } units[UNITS];
+	/* state_later: the state from the second Get on (an auto-restart that ends) */
+	struct { const char *unit, *state, *job_result, *state_after, *restart_result, *state_later; int error;
+		 unsigned gets; } units[UNITS];
 	const char *default_result;	/* a job's result for other units */
 	uint32_t job;
 	struct { char path[64], unit[256], result[32]; } pending[32];	/* jobs not ended yet */
@@ -93,6 +95,8 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 		ck_assert(name != NULL);
 		sb_printf(&F.calls, "Get %s; ", name);
 		i = unit_index(name);
+		if (i >= 0 && F.units[i].state_later && ++F.units[i].gets > 1)
+			F.units[i].state = F.units[i].state_later;
 		ck_assert_int_ge(sd_bus_reply_method_return(m, "v", "s", i >= 0 && F.units[i].state ? F.units[i].state : "inactive"), 0);
 		free(name);
 		return 1;
@@ -252,18 +256,29 @@ static struct actions_stats stats(struct actions *a)
 	return s;
 }
 
+static unsigned occurrences(const char *s, const char *what)
+{
+	unsigned n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
 static bool three_done(struct actions *a)
 {
 	struct actions_stats s = stats(a);
 
-	return s.unit_starts + s.unit_failures >= 2 && strstr(sb_str(&F.calls), "Get apache2.service");
+	return s.unit_starts + s.unit_failures >= 3 && occurrences(sb_str(&F.calls), "Get apache2.service; ") >= 2;
 }
 
 /*
  * A backstop kill: after the grace, a unit that is not active is reset
  * (its start-limit counter with it) and started; one its Restart= brought
- * back is left alone; a failing start is counted and logged; a cgroup that
- * is not a system service gets nothing.
+ * back is left alone; one still "activating" is looked at again: its
+ * Restart= may bring it back, or hit the start limit and leave it failed
+ * (then it is reset and started); a failing start is counted and logged; a
+ * cgroup that is not a system service gets nothing.
  */
 START_TEST(test_backstop_kill)
 {
@@ -275,10 +290,14 @@ START_TEST(test_backstop_kill)
 	F.units[0].unit = "nginx.service";
 	F.units[0].state = "failed";
 	F.units[1].unit = "apache2.service";
-	F.units[1].state = "activating";	/* Restart=on-abort: already coming back */
+	F.units[1].state = "activating";	/* Restart=on-abort: coming back */
+	F.units[1].state_later = "active";
 	F.units[2].unit = "getty@tty1.service";
 	F.units[2].state = "inactive";
 	F.units[2].job_result = "failed";
+	F.units[3].unit = "brute-bs2.service";
+	F.units[3].state = "activating";	/* Restart=always, and its start limit is hit */
+	F.units[3].state_later = "failed";
 	a = actions_new(F.dir, F.address);
 	ck_assert(a != NULL);
 	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
@@ -288,28 +307,35 @@ START_TEST(test_backstop_kill)
 	act(a, "kill", "/system.slice/nginx.service", "1.000:1");
 	act(a, "kill", "/system.slice/apache2.service/x", "1.000:2");
 	act(a, "kill", "/system.slice/system-getty.slice/getty@tty1.service", "1.000:3");
+	act(a, "kill", "/system.slice/brute-bs2.service", "1.000:7");
 	act(a, "kill", "/user.slice/user-1000.slice/user@1000.service", "1.000:4");
 	act(a, "kill", "/system.slice/brute-reportd.service", "1.000:5");
 	act(a, "audit", "/system.slice/nginx.service", "1.000:6");	/* mode 1: nothing was done */
 	pump(a, 200, NULL);
 	/* its own Restart= first: nothing asked before the grace */
 	ck_assert_str_eq(sb_str(&F.calls), "");
-	pump(a, RESTART_GRACE_MS + 3000, three_done);
+	pump(a, RESTART_GRACE_MS + 4000, three_done);
 	log = stderr_capture_end();
-	ck_assert_uint_ge(now_monotonic_ms() - t0, RESTART_GRACE_MS);
+	ck_assert_uint_ge(now_monotonic_ms() - t0, RESTART_GRACE_MS + 1000);
 	ck_assert_msg(strstr(sb_str(&F.calls), "Get nginx.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit nginx.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit nginx.service; ") <
 		      strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
 		      strstr(sb_str(&F.calls), "Get apache2.service; ") &&
 		      strstr(sb_str(&F.calls), "StartUnit getty@tty1.service replace; ") &&
+		      occurrences(sb_str(&F.calls), "Get brute-bs2.service; ") == 2 &&
+		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 2 &&
+		      strstr(sb_str(&F.calls), "ResetFailedUnit brute-bs2.service; ") <
+		      strstr(sb_str(&F.calls), "StartUnit brute-bs2.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "StartUnit apache2") && !strstr(sb_str(&F.calls), "user@") &&
 		      !strstr(sb_str(&F.calls), "brute-reportd") && !strstr(sb_str(&F.calls), "TryRestart"),
 		      "%s", sb_str(&F.calls));
-	ck_assert_uint_eq(stats(a).unit_starts, 1);
+	ck_assert_uint_eq(stats(a).unit_starts, 2);
 	ck_assert_uint_eq(stats(a).unit_failures, 1);
 	ck_assert_uint_eq(stats(a).unit_restarts, 0);
-	ck_assert_msg(strstr(log, "nginx.service is failed after Brute's backstop killed its processes (hierarchy 4297000001 crashed 32 times, fast, mitigation=kill, audit ID 1.000:1): resetting its failed state and starting it") &&
+	ck_assert_msg(strstr(log, "apache2.service is active again by itself after Brute's backstop killed its processes") &&
+		      strstr(log, "brute-bs2.service is failed after Brute's backstop killed its processes") &&
+		      strstr(log, "nginx.service is failed after Brute's backstop killed its processes (hierarchy 4297000001 crashed 32 times, fast, mitigation=kill, audit ID 1.000:1): resetting its failed state and starting it") &&
 		      strstr(log, "could not start getty@tty1.service after Brute's backstop: failed") &&
 		      strstr(log, "/user.slice/user-1000.slice/user@1000.service: not a system service"), "%s", log);
 	free(log);
