@@ -4,9 +4,17 @@
  * each one's state machine, from the attack entry to the unit running again.
  *
  *   idle --entry--> waiting --due--> STATE --active, kill--> idle (recovered)
+ *                                      |--active, kill, in the grace--> waiting (its end)
  *                                      |--active, restart--> TRY_RESTART --> idle
  *                                      |--(de)activating--> waiting (1 s)
  *                                      '--otherwise--> RESET_FAILED --> START --> idle
+ *
+ * After a kill the unit is looked at soon (RESTART_FIRST_LOOK_MS): failed or
+ * inactive, nothing of systemd's brings it back (a unit whose Restart= acts
+ * is "activating" meanwhile), so it is started at once rather than after a
+ * grace that would be an outage for every client.  "active" that soon may be
+ * a unit whose kill systemd has not seen yet: believed only after
+ * RESTART_GRACE_MS.
  *
  * "activating" is no answer yet: it is also the state of a unit between a
  * crash and its Restart= (sub-state auto-restart), whose next start may hit
@@ -33,6 +41,7 @@ struct svc {
 	enum kind kind;
 	enum manager_op step;
 	uint64_t due_ms;
+	uint64_t grace_end_ms;		/* after a kill: "active" believed from then on */
 	uint64_t last_action_ms;	/* the last start or restart asked (0: none) */
 	uint64_t used_ms;		/* last request: the least recently used idle one goes */
 	unsigned rechecks;
@@ -125,6 +134,7 @@ static void schedule(struct svc *s, enum kind kind, uint64_t now_ms, uint64_t de
 	s->state = S_WAITING;
 	s->kind = kind;
 	s->due_ms = due;
+	s->grace_end_ms = now_ms + (kind == KIND_ENSURE ? RESTART_GRACE_MS : 0);
 }
 
 static void finish(struct restart *r, struct svc *s, uint64_t now_ms)
@@ -136,7 +146,7 @@ static void finish(struct restart *r, struct svc *s, uint64_t now_ms)
 	s->again = 0;
 	s->rechecks = 0;
 	if (again)
-		schedule(s, again, now_ms, again == KIND_ENSURE ? RESTART_GRACE_MS : 0);
+		schedule(s, again, now_ms, again == KIND_ENSURE ? RESTART_FIRST_LOOK_MS : 0);
 }
 
 static void fail(struct restart *r, struct svc *s, const char *what, const char *why)
@@ -185,6 +195,9 @@ static void on_result(void *userdata, int error, const char *value)
 		} else if (s->kind == KIND_RESTART && (!strcmp(value, "active") || !strcmp(value, "reloading"))) {
 			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
 			ask(r, s, MANAGER_TRY_RESTART);
+		} else if (s->kind == KIND_ENSURE && running(value) && now < s->grace_end_ms) {
+			s->state = S_WAITING;	/* killed a moment ago: has systemd seen it yet? */
+			s->due_ms = s->grace_end_ms;
 		} else if (settling(s, value)) {
 			s->rechecks++;
 			s->state = S_WAITING;
@@ -302,9 +315,11 @@ void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms)
 		 hier ? hier : "?", faults ? faults : "?", speed ? ", " : "", speed ? speed : "", action,
 		 id ? id : "?");
 	if (s->state == S_WAITING) {
-		if (kind == KIND_ENSURE)
+		if (kind == KIND_ENSURE) {
 			s->kind = KIND_ENSURE;
+			s->grace_end_ms = now_ms + RESTART_GRACE_MS;
+		}
 		return;
 	}
-	schedule(s, kind, now_ms, kind == KIND_ENSURE ? RESTART_GRACE_MS : 0);
+	schedule(s, kind, now_ms, kind == KIND_ENSURE ? RESTART_FIRST_LOOK_MS : 0);
 }

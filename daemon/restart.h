@@ -6,10 +6,13 @@
  *   ACTION restart (v4: the service crossed backstop_faults slowly; nothing
  *     was killed): restart its unit (TryRestartUnit), so that it runs again
  *     with a fresh layout and canary;
- *   ACTION kill (the kernel killed the service at once): after RESTART_GRACE_MS
- *     (its own Restart= acts first), if the unit is not active, activating
- *     or reloading, reset its failed state (which clears systemd's start
- *     limit counter) and start it.
+ *   ACTION kill (the kernel killed the service at once): RESTART_FIRST_LOOK_MS
+ *     later, if the unit is failed or inactive (no Restart= of its own that
+ *     brings it back: a unit waiting for its Restart= is "activating"),
+ *     reset its failed state (which clears systemd's start limit counter)
+ *     and start it; one still active is looked at again after
+ *     RESTART_GRACE_MS (systemd may not have seen the kill yet); one
+ *     activating or deactivating, each second until it is active or not.
  *
  * The unit is the system service of the entry's CGROUP (the record's
  * cgroup=, else the crashing task's cgroup looked up while it lived):
@@ -28,7 +31,8 @@
 #include "entry.h"
 #include "manager.h"
 
-#define RESTART_GRACE_MS	2000	/* after a kill, before looking at the unit */
+#define RESTART_FIRST_LOOK_MS	250	/* after a kill, before looking at the unit */
+#define RESTART_GRACE_MS	2000	/* after a kill, "active" believed */
 #define RESTART_INTERVAL_MS	2000	/* between two actions on one unit */
 #define RESTART_RECHECKS	10	/* "deactivating": looked at again each second */
 #define RESTART_ACTIVATING_CHECKS 300	/* "activating": each second, up to 5 min */

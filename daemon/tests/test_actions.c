@@ -269,16 +269,18 @@ static bool three_done(struct actions *a)
 {
 	struct actions_stats s = stats(a);
 
-	return s.unit_starts + s.unit_failures >= 3 && occurrences(sb_str(&F.calls), "Get apache2.service; ") >= 2;
+	return s.unit_starts + s.unit_failures >= 4 && occurrences(sb_str(&F.calls), "Get apache2.service; ") >= 3;
 }
 
 /*
- * A backstop kill: after the grace, a unit that is not active is reset
- * (its start-limit counter with it) and started; one its Restart= brought
- * back is left alone; one still "activating" is looked at again: its
- * Restart= may bring it back, or hit the start limit and leave it failed
- * (then it is reset and started); a failing start is counted and logged; a
- * cgroup that is not a system service gets nothing.
+ * A backstop kill: soon after it (not after the grace: an outage), a unit
+ * that is failed or inactive is reset (its start-limit counter with it) and
+ * started; one its Restart= brought back is left alone; one still
+ * "activating" is looked at again: its Restart= may bring it back, or hit the
+ * start limit and leave it failed (then it is reset and started); one still
+ * "active" is believed only after the grace (systemd had not seen the kill:
+ * failed then, started); a failing start is counted and logged; a cgroup
+ * that is not a system service gets nothing.
  */
 START_TEST(test_backstop_kill)
 {
@@ -298,6 +300,9 @@ START_TEST(test_backstop_kill)
 	F.units[3].unit = "brute-bs2.service";
 	F.units[3].state = "activating";	/* Restart=always, and its start limit is hit */
 	F.units[3].state_later = "failed";
+	F.units[4].unit = "slow.service";
+	F.units[4].state = "active";		/* the kill not seen yet by systemd */
+	F.units[4].state_later = "failed";
 	a = actions_new(F.dir, F.address);
 	ck_assert(a != NULL);
 	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
@@ -308,15 +313,20 @@ START_TEST(test_backstop_kill)
 	act(a, "kill", "/system.slice/apache2.service/x", "1.000:2");
 	act(a, "kill", "/system.slice/system-getty.slice/getty@tty1.service", "1.000:3");
 	act(a, "kill", "/system.slice/brute-bs2.service", "1.000:7");
+	act(a, "kill", "/system.slice/slow.service", "1.000:8");
 	act(a, "kill", "/user.slice/user-1000.slice/user@1000.service", "1.000:4");
 	act(a, "kill", "/system.slice/brute-reportd.service", "1.000:5");
 	act(a, "audit", "/system.slice/nginx.service", "1.000:6");	/* mode 1: nothing was done */
 	pump(a, 200, NULL);
 	/* its own Restart= first: nothing asked before the grace */
 	ck_assert_str_eq(sb_str(&F.calls), "");
+	/* a failed unit without Restart=: started at once, not after the grace */
+	pump(a, RESTART_FIRST_LOOK_MS + 700, NULL);
+	ck_assert_msg(strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "StartUnit slow.service"), "%s", sb_str(&F.calls));
 	pump(a, RESTART_GRACE_MS + 4000, three_done);
 	log = stderr_capture_end();
-	ck_assert_uint_ge(now_monotonic_ms() - t0, RESTART_GRACE_MS + 1000);
+	ck_assert_uint_ge(now_monotonic_ms() - t0, RESTART_GRACE_MS);
 	ck_assert_msg(strstr(sb_str(&F.calls), "Get nginx.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit nginx.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit nginx.service; ") <
@@ -324,13 +334,18 @@ START_TEST(test_backstop_kill)
 		      strstr(sb_str(&F.calls), "Get apache2.service; ") &&
 		      strstr(sb_str(&F.calls), "StartUnit getty@tty1.service replace; ") &&
 		      occurrences(sb_str(&F.calls), "Get brute-bs2.service; ") == 2 &&
-		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 2 &&
+		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 3 &&
+		      occurrences(sb_str(&F.calls), "Get slow.service; ") == 2 &&
+		      strstr(sb_str(&F.calls), "ResetFailedUnit slow.service; ") &&
+		      strstr(sb_str(&F.calls), "ResetFailedUnit brute-bs2.service; ") &&
+		      strstr(sb_str(&F.calls), "ResetFailedUnit slow.service; ") <
+		      strstr(sb_str(&F.calls), "StartUnit slow.service replace; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit brute-bs2.service; ") <
 		      strstr(sb_str(&F.calls), "StartUnit brute-bs2.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "StartUnit apache2") && !strstr(sb_str(&F.calls), "user@") &&
 		      !strstr(sb_str(&F.calls), "brute-reportd") && !strstr(sb_str(&F.calls), "TryRestart"),
 		      "%s", sb_str(&F.calls));
-	ck_assert_uint_eq(stats(a).unit_starts, 2);
+	ck_assert_uint_eq(stats(a).unit_starts, 3);
 	ck_assert_uint_eq(stats(a).unit_failures, 1);
 	ck_assert_uint_eq(stats(a).unit_restarts, 0);
 	ck_assert_msg(strstr(log, "apache2.service is active again by itself after Brute's backstop killed its processes") &&
