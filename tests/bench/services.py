@@ -55,6 +55,16 @@ def benign_of(fields):
     return ", ".join(out) or "-"
 
 
+def lost_of(fields):
+    """Where the benign clients' other requests went: 'name down:D+banned:B+other:O gap G ms'."""
+    out = []
+    for k, v in fields.items():
+        c = k[:-len("_lost")]
+        if k.endswith("_lost") and "%(" in fields.get(c, ""):
+            out.append(f"{c} {v}, longest gap {fields.get(c + '_gap_ms', '-')} ms")
+    return "; ".join(out)
+
+
 def main():
     kernel = os.environ.get("BENCH_KERNEL") or subprocess.run(
         [str(TOP / "scripts/kernel.sh"), "--flavour", "prod"], capture_output=True, text=True,
@@ -88,6 +98,8 @@ def main():
               f"{f.get('k_crashes', '-'):>11}  {f.get('k_sources', '-') or '-':<22}"
               f"{f.get('k_attack_peer', '-') + '/' + f.get('k_attack_backstop', '-') + '/' + f.get('k_kills', '-'):>20}"
               f"  {f.get('k_banned', '-') or '-':<28}{rep:>34}")
+        if lost_of(f):
+            print(f"{'':<16}lost: {lost_of(f)}")
     print("\n(benign answered: over the whole case; crashes: what the attacker saw, /addr the most "
           "per address; banned: its addresses found banned; per rand.: the most crashes of one "
           "execution of the service's main process; restarts: new main processes; units: their "
@@ -95,7 +107,10 @@ def main():
           "records (once a hierarchy's attack is detected its crashes are not recorded one by one), "
           "their source= (v3) or input= (v4); peer/backstop/kills: BRUTE_ATTACK records and "
           "processes killed; reported: attack records in audit.log / found by ausearch -k brute / "
-          "journal entries + those naming the crashing unit / SIEM alerts)")
+          "journal entries + those naming the crashing unit / SIEM alerts; lost: the benign "
+          "requests not answered, the service down (refused, reset, a 5xx of the proxy), refused "
+          "as banned, or other (crashed with the attacker's, timed out), and the longest time "
+          "without an answer)")
     print(f"\nguest assertions (response v4's outcomes): {out.tests.passed} passed, "
           f"{out.tests.failed} failed")
     for fail in out.failures:
