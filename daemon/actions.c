@@ -51,6 +51,11 @@ int actions_configure(struct actions *a, bool backstop_restart, const char *peer
 	return peeraction_set_template(a->peer, peer_action);
 }
 
+int actions_set_reload(struct actions *a, const char *patterns)
+{
+	return restart_set_reload(a->restart, patterns);
+}
+
 void actions_entry(struct actions *a, const struct entry *e)
 {
 	uint64_t now = now_monotonic_ms();

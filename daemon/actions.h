@@ -34,6 +34,8 @@ struct actions *actions_new(const char *runtime_dir, const char *address);
 void actions_free(struct actions *a);
 /* backstop_restart = yes|no; peer_action = NAME@.service or "none".  0 or -EINVAL. */
 int actions_configure(struct actions *a, bool backstop_restart, const char *peer_action);
+/* backstop_reload = PATTERN...: units reloaded, not restarted, for mitigation=restart. */
+int actions_set_reload(struct actions *a, const char *patterns);
 void actions_entry(struct actions *a, const struct entry *e);
 /* The connection to systemd, when there is one. */
 bool actions_pollfd(struct actions *a, struct pollfd *pfd);

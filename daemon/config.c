@@ -66,6 +66,9 @@ void config_defaults(struct brute_config *cfg)
 	cfg->log_level = LOG_INFO;
 	cfg->backstop_restart = true;
 	snprintf(cfg->peer_action, sizeof(cfg->peer_action), "none");
+	/* Debian's units whose reload executes the main process again (measured): php-fpm's
+	 * ExecReload= sends SIGUSR2, sshd executes itself on SIGHUP */
+	snprintf(cfg->backstop_reload, sizeof(cfg->backstop_reload), "%s", BACKSTOP_RELOAD_DEFAULT);
 }
 
 /* ---- value parsers: return NULL or a problem description ---- */
@@ -428,6 +431,34 @@ static const char *p_backstop_restart(const char *v, struct brute_config *c)
 	return parse_bool(v, &c->backstop_restart);
 }
 
+/* "none", or unit name patterns (NAME.service, with * ? [...]), comma- or space-separated */
+static const char *p_backstop_reload(const char *v, struct brute_config *c)
+{
+	char buf[sizeof(c->backstop_reload)], out[sizeof(c->backstop_reload)], *save = NULL, *tok;
+	size_t used = 0;
+
+	if (!strcmp(v, "none")) {
+		c->backstop_reload[0] = '\0';
+		return NULL;
+	}
+	if (strlen(v) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, v);
+	out[0] = '\0';
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		size_t n = strlen(tok);
+
+		if (n < 9 || n >= 256 || strcmp(tok + n - 8, ".service") ||
+		    strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.@\\*?[]") != n)
+			return "expected none or a list of service unit names or patterns (php*-fpm.service)";
+		used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s", used ? " " : "", tok);
+	}
+	if (!out[0])
+		return "empty list (none: no unit is reloaded)";
+	snprintf(c->backstop_reload, sizeof(c->backstop_reload), "%s", out);
+	return NULL;
+}
+
 static const char *p_peer_action(const char *v, struct brute_config *c)
 {
 	if (strcmp(v, "none") && !peeraction_template_valid(v))
@@ -472,6 +503,7 @@ static const struct kw {
 	{ "spool_sync",			p_spool_sync },
 	{ "log_level",			p_log_level },
 	{ "backstop_restart",		p_backstop_restart },
+	{ "backstop_reload",		p_backstop_reload },
 	{ "peer_action",		p_peer_action },
 };
 

@@ -17,6 +17,9 @@
 /* --stdin (auditd runs it): a spool of its own, never the service's */
 #define SPOOL_PLUGIN_DIR "/var/lib/brute-reportd/plugin"
 
+/* backstop_reload's default: units whose reload executes them again (brute-reportd(8)) */
+#define BACKSTOP_RELOAD_DEFAULT	"php*-fpm.service php*-fpm@*.service ssh.service"
+
 struct brute_config {
 	uint64_t netlink_rcvbuf;
 	struct correlate_config corr;
@@ -31,6 +34,7 @@ struct brute_config {
 	/* actions through systemd (actions.h) */
 	bool backstop_restart;		/* restart, or bring back, a unit the backstop restarted or killed */
 	char peer_action[256];		/* template unit run on a peer ban and its end, or "none" */
+	char backstop_reload[512];	/* units whose reload executes them again, patterns */
 };
 
 /* The defaults of the auditd plugin (--stdin): spool_dir is SPOOL_PLUGIN_DIR. */

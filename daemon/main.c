@@ -452,8 +452,10 @@ static void reload(struct daemon *d)
 		apply_log_level(d);
 		correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
 		apply_outputs(d);
-		if (d->actions)
+		if (d->actions) {
 			actions_configure(d->actions, d->cfg.backstop_restart, d->cfg.peer_action);
+			actions_set_reload(d->actions, d->cfg.backstop_reload);
+		}
 		log_info("configuration reloaded");
 	}
 	/* READY=1 first: when --reload (ExecReload=) sees the verdict and exits, systemd has the
@@ -877,7 +879,8 @@ static int run(int argc, char **argv)
 		correlate_set_cgroup_lookup(d.corr, unit_cgroup_path_of_pid);
 		/* live: act through systemd (BRUTE_REPORTD_MANAGER: another manager's address, tests) */
 		d.actions = actions_new(status_dir(), getenv("BRUTE_REPORTD_MANAGER"));
-		if (!d.actions || actions_configure(d.actions, d.cfg.backstop_restart, d.cfg.peer_action) < 0) {
+		if (!d.actions || actions_configure(d.actions, d.cfg.backstop_restart, d.cfg.peer_action) < 0 ||
+		    actions_set_reload(d.actions, d.cfg.backstop_reload) < 0) {
 			r = -ENOMEM;
 			log_error("out of memory");
 			goto out;

@@ -161,6 +161,7 @@ static int on_reply(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error
 		return 0;
 	case MANAGER_START:
 	case MANAGER_TRY_RESTART:
+	case MANAGER_RELOAD:
 		r = sd_bus_message_read(msg, "o", &v);
 		if (r < 0 || !(q->job = strdup(v))) {
 			req_done(q, r < 0 ? r : -ENOMEM, "unreadable job path");
@@ -347,8 +348,10 @@ int manager_request(struct manager *m, enum manager_op op, const char *unit,
 		break;
 	case MANAGER_START:
 	case MANAGER_TRY_RESTART:
+	case MANAGER_RELOAD:
 		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE,
-					     op == MANAGER_START ? "StartUnit" : "TryRestartUnit",
+					     op == MANAGER_START ? "StartUnit" :
+					     op == MANAGER_RELOAD ? "ReloadUnit" : "TryRestartUnit",
 					     on_reply, q, "ss", unit, "replace");
 		q->deadline_ms = now_monotonic_ms() + MANAGER_JOB_MAX_MS;
 		break;

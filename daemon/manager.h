@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * manager.h - brute-reportd's requests to systemd's manager (PID 1) over
- * sd-bus: a unit's ActiveState, ResetFailedUnit, StartUnit, TryRestartUnit
- * and, for the two jobs, the job's result (the JobRemoved signal).
+ * sd-bus: a unit's ActiveState, ResetFailedUnit, StartUnit, TryRestartUnit,
+ * ReloadUnit and, for the jobs, the job's result (the JobRemoved signal).
  *
  * Connection: systemd's private socket, /run/systemd/private (what systemctl
  * uses as root: no D-Bus broker needed, minimal Debian has none), else the
@@ -32,6 +32,7 @@ enum manager_op {
 	MANAGER_RESET_FAILED,	/* ResetFailedUnit: also clears its start-limit counter */
 	MANAGER_START,		/* StartUnit "replace", then the job's result */
 	MANAGER_TRY_RESTART,	/* TryRestartUnit "replace" (only if it runs), then the job's result */
+	MANAGER_RELOAD,		/* ReloadUnit "replace", then the job's result */
 };
 
 /*

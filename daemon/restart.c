@@ -5,6 +5,8 @@
  *
  *   idle --entry--> waiting --due--> STATE --active, kill--> idle (recovered)
  *                                      |--active, kill, in the grace--> waiting (its end)
+ *                                      |--active, restart, backstop_reload--> RELOAD --> idle
+ *                                      |     (its job failed: TRY_RESTART)
  *                                      |--active, restart--> TRY_RESTART --> idle
  *                                      |--(de)activating--> waiting (1 s)
  *                                      '--otherwise--> RESET_FAILED --> START --> idle
@@ -20,10 +22,17 @@
  * crash and its Restart= (sub-state auto-restart), whose next start may hit
  * the start limit and leave it failed.  It is looked at again until it is
  * active or not running, up to RESTART_ACTIVATING_CHECKS times.
+ *
+ * A unit whose reload executes its main process again (php-fpm's SIGUSR2,
+ * sshd's SIGHUP: a fresh layout and canary, its listening sockets inherited,
+ * never closed) is reloaded rather than restarted, which is an outage: the
+ * patterns of backstop_reload.  If its reload did not execute it again, the
+ * kernel kills the hierarchy at its next crash: the bound holds either way.
  */
 #include "restart.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +62,7 @@ struct svc {
 struct restart {
 	struct manager *m;
 	bool enabled;
+	char reload[RESTART_RELOAD_MAX];	/* unit name patterns, space-separated */
 	struct svc *svcs;
 	size_t n;
 	struct restart_stats stats;
@@ -86,6 +96,36 @@ void restart_free(struct restart *r)
 void restart_set_enabled(struct restart *r, bool enabled)
 {
 	r->enabled = enabled;
+}
+
+int restart_set_reload(struct restart *r, const char *patterns)
+{
+	if (strlen(patterns) >= sizeof(r->reload))
+		return -EINVAL;
+	strtcpy(r->reload, patterns, sizeof(r->reload));
+	return 0;
+}
+
+/* Does unit's reload execute it again (one of backstop_reload's patterns)? */
+static bool reloads(const struct restart *r, const char *unit)
+{
+	char pat[RESTART_RELOAD_MAX];
+	const char *p = r->reload;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t");
+		if (!n)
+			break;
+		memcpy(pat, p, n);
+		pat[n] = '\0';
+		if (!fnmatch(pat, unit, 0))
+			return true;
+		p += n;
+	}
+	return false;
 }
 
 const struct restart_stats *restart_get_stats(const struct restart *r)
@@ -161,12 +201,13 @@ static void ask(struct restart *r, struct svc *s, enum manager_op op)
 	int e;
 
 	s->step = op;
-	if (op == MANAGER_START || op == MANAGER_TRY_RESTART)
+	if (op == MANAGER_START || op == MANAGER_TRY_RESTART || op == MANAGER_RELOAD)
 		s->last_action_ms = now_monotonic_ms();
 	e = manager_request(r->m, op, s->unit, on_result, s);
 	if (e < 0)
 		fail(r, s, op == MANAGER_TRY_RESTART ? "restart" : op == MANAGER_STATE ?
-		     "read the state of" : op == MANAGER_RESET_FAILED ? "reset" : "start", strerror(-e));
+		     "read the state of" : op == MANAGER_RESET_FAILED ? "reset" :
+		     op == MANAGER_RELOAD ? "reload" : "start", strerror(-e));
 }
 
 static bool running(const char *state)
@@ -192,7 +233,11 @@ static void on_result(void *userdata, int error, const char *value)
 	case MANAGER_STATE:
 		if (error < 0) {
 			fail(r, s, "read the state of", value);
-		} else if (s->kind == KIND_RESTART && (!strcmp(value, "active") || !strcmp(value, "reloading"))) {
+		} else if (s->kind == KIND_RESTART && running(value) && reloads(r, s->unit)) {
+			log_notice("reloading %s for a fresh layout and canary, its sockets kept open (its reload executes it again: backstop_reload) (%s)",
+				   s->unit, s->reason);
+			ask(r, s, MANAGER_RELOAD);
+		} else if (s->kind == KIND_RESTART && running(value)) {
 			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
 			ask(r, s, MANAGER_TRY_RESTART);
 		} else if (s->kind == KIND_ENSURE && running(value) && now < s->grace_end_ms) {
@@ -231,6 +276,17 @@ static void on_result(void *userdata, int error, const char *value)
 		} else {
 			r->stats.starts++;
 			log_info("%s started again after Brute's backstop", s->unit);
+			finish(r, s, now);
+		}
+		return;
+	case MANAGER_RELOAD:
+		if (error < 0 || strcmp(value, "done")) {
+			log_warning("reloading %s: %s; restarting it instead", s->unit,
+				    error < 0 ? value : value[0] ? value : "no result");
+			ask(r, s, MANAGER_TRY_RESTART);
+		} else {
+			r->stats.restarts++;
+			log_info("%s reloaded after Brute's backstop: its main process executed again", s->unit);
 			finish(r, s, now);
 		}
 		return;

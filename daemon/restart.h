@@ -37,6 +37,7 @@
 #define RESTART_RECHECKS	10	/* "deactivating": looked at again each second */
 #define RESTART_ACTIVATING_CHECKS 300	/* "activating": each second, up to 5 min */
 #define RESTART_UNITS_MAX	256	/* units followed at once */
+#define RESTART_RELOAD_MAX	512	/* backstop_reload: its patterns, in bytes */
 
 struct restart_stats {
 	uint64_t restarts;	/* restarted (mitigation=restart) */
@@ -51,6 +52,8 @@ struct restart;
 struct restart *restart_new(struct manager *m);
 void restart_free(struct restart *r);
 void restart_set_enabled(struct restart *r, bool enabled);
+/* backstop_reload: unit name patterns (fnmatch), space-separated; 0 or -EINVAL (too long) */
+int restart_set_reload(struct restart *r, const char *patterns);
 /* An entry: attack entries of the backstop are acted on, others ignored. */
 void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms);
 void restart_tick(struct restart *r, uint64_t now_ms);

@@ -43,7 +43,8 @@ struct fake {
 	struct strbuf envs;		/* each action's environment file, read at its start */
 	/* state_after: the state once a job was queued for it (a failed restart: "failed") */
 	/* state_later: the state from the second Get on (an auto-restart that ends) */
-	struct { const char *unit, *state, *job_result, *state_after, *restart_result, *state_later; int error;
+	struct { const char *unit, *state, *job_result, *state_after, *restart_result, *state_later,
+		 *reload_result; int error;
 		 unsigned gets; } units[UNITS];
 	const char *default_result;	/* a job's result for other units */
 	uint32_t job;
@@ -107,7 +108,7 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 		ck_assert_int_ge(sd_bus_reply_method_return(m, ""), 0);
 		return 1;
 	}
-	if (!strcmp(member, "StartUnit") || !strcmp(member, "TryRestartUnit")) {
+	if (!strcmp(member, "StartUnit") || !strcmp(member, "TryRestartUnit") || !strcmp(member, "ReloadUnit")) {
 		char path[64], env[512];
 		FILE *fe;
 
@@ -146,6 +147,8 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 		snprintf(F.pending[F.n_pending].result, sizeof(F.pending[0].result), "%s",
 			 i >= 0 && F.units[i].restart_result && !strcmp(member, "TryRestartUnit") ?
 			 F.units[i].restart_result :
+			 i >= 0 && F.units[i].reload_result && !strcmp(member, "ReloadUnit") ?
+			 F.units[i].reload_result :
 			 i >= 0 && F.units[i].job_result ? F.units[i].job_result :
 			 F.default_result ? F.default_result : "done");
 		F.n_pending++;
@@ -416,6 +419,65 @@ END_TEST
  * verdicts meanwhile are merged into one more, never dropped.  Turned off,
  * nothing is asked.
  */
+static bool three_restarted(struct actions *a)
+{
+	return stats(a).unit_restarts >= 3;
+}
+
+/*
+ * backstop_reload: mitigation=restart reloads a unit whose reload executes
+ * it again (a fresh layout, its sockets kept open: no outage), restarts the
+ * others, and restarts one whose reload job failed; a kill is not a reload's
+ * business (nothing runs to reload).
+ */
+START_TEST(test_backstop_reload)
+{
+	struct actions *a;
+	char *log;
+
+	fake_start();
+	F.units[0].unit = "php8.2-fpm.service";
+	F.units[0].state = "active";
+	F.units[1].unit = "ssh.service";
+	F.units[1].state = "active";
+	F.units[1].reload_result = "failed";
+	F.units[2].unit = "nginx.service";
+	F.units[2].state = "active";
+	F.units[3].unit = "php8.2-fpm@app.service";
+	F.units[3].state = "failed";
+	a = actions_new(F.dir, F.address);
+	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
+	ck_assert_int_eq(actions_set_reload(a, "php*-fpm.service php*-fpm@*.service ssh.service"), 0);
+	log_set_max_level(LOG_INFO);
+	stderr_capture_begin();
+	act(a, "restart", "/system.slice/php8.2-fpm.service", "5.000:1");
+	act(a, "restart", "/system.slice/ssh.service", "5.000:2");
+	act(a, "restart", "/system.slice/nginx.service", "5.000:3");
+	act(a, "kill", "/system.slice/system-php8.2\\x2dfpm.slice/php8.2-fpm@app.service", "5.000:4");
+	pump(a, RESTART_GRACE_MS + 2000, three_restarted);
+	pump(a, 500, NULL);
+	log = stderr_capture_end();
+	ck_assert_msg(strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "TryRestartUnit php8.2-fpm.service") &&
+		      strstr(sb_str(&F.calls), "ReloadUnit ssh.service replace; ") &&
+		      strstr(sb_str(&F.calls), "ReloadUnit ssh.service replace; ") <
+		      strstr(sb_str(&F.calls), "TryRestartUnit ssh.service replace; ") &&
+		      strstr(sb_str(&F.calls), "TryRestartUnit nginx.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "ReloadUnit nginx") &&
+		      !strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm@app") &&
+		      strstr(sb_str(&F.calls), "StartUnit php8.2-fpm@app.service replace; "),
+		      "%s", sb_str(&F.calls));
+	ck_assert_uint_eq(stats(a).unit_restarts, 3);
+	ck_assert_msg(strstr(log, "reloading php8.2-fpm.service for a fresh layout and canary, its sockets kept open") &&
+		      strstr(log, "php8.2-fpm.service reloaded after Brute's backstop: its main process executed again") &&
+		      strstr(log, "reloading ssh.service: failed; restarting it instead") &&
+		      strstr(log, "restarting nginx.service for a fresh layout and canary"), "%s", log);
+	free(log);
+	actions_free(a);
+	fake_stop();
+}
+END_TEST
+
 START_TEST(test_backstop_rate_limit)
 {
 	struct actions *a;
@@ -830,6 +892,7 @@ Suite *actions_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_backstop_kill);
 	tcase_add_test(tc, test_backstop_restart);
+	tcase_add_test(tc, test_backstop_reload);
 	tcase_add_test(tc, test_backstop_rate_limit);
 	tcase_add_test(tc, test_backstop_no_systemd);
 	tcase_add_test(tc, test_peer_action);

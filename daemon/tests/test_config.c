@@ -96,6 +96,18 @@ START_TEST(test_good)
 	ck_assert(cfg.siem_kinds & (1u << ENTRY_UNBAN));
 	ck_assert_int_eq(config_parse_string("test.conf", "siem_kinds = ban,unban\n", &cfg), 0);
 	ck_assert_uint_eq(cfg.siem_kinds, (1u << ENTRY_BAN) | (1u << ENTRY_UNBAN));
+	/* backstop_reload: Debian's php-fpm and sshd by default; a list; none; nothing else */
+	config_defaults(&cfg);
+	ck_assert_str_eq(cfg.backstop_reload, "php*-fpm.service php*-fpm@*.service ssh.service");
+	ck_assert_int_eq(config_parse_string("test.conf", "backstop_reload = a.service,b@*.service  php8.[23]-fpm.service\n", &cfg), 0);
+	ck_assert_str_eq(cfg.backstop_reload, "a.service b@*.service php8.[23]-fpm.service");
+	ck_assert_int_eq(config_parse_string("test.conf", "backstop_reload = none\n", &cfg), 0);
+	ck_assert_str_eq(cfg.backstop_reload, "");
+	ck_assert_int_lt(config_parse_string("test.conf", "backstop_reload = nginx\n", &cfg), 0);
+	ck_assert_int_lt(config_parse_string("test.conf", "backstop_reload = a.socket\n", &cfg), 0);
+	ck_assert_int_lt(config_parse_string("test.conf", "backstop_reload = ../x.service\n", &cfg), 0);
+	ck_assert_int_lt(config_parse_string("test.conf", "backstop_reload = ,\n", &cfg), 0);
+	ck_assert_str_eq(cfg.backstop_reload, "");
 }
 END_TEST
 
