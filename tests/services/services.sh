@@ -704,6 +704,20 @@ svc_assert() {
 			not_ok "$1: the ordinary bug never makes an outage" \
 				"longest time without an answer: $r_benign_benign_max_gap_ms ms; main process absent $r_watch_down_ms ms in all; units $r_units"
 		fi
+		# php-fpm's reload executes it again (brute-reportd's backstop_reload): the slow
+		# backstop's fresh layout costs its clients nothing, not even a refused request.
+		case "$r_unit:$r_k_mitigations" in
+		php*-fpm.service:*backstop/restart*)
+			if grep -q "$r_unit reloaded after Brute's backstop: its main process executed again" \
+				"$SVC_OUT/$1.journal" && [ "${r_benign_benign_failed_down:-1}" = 0 ]; then
+				ok "$1: the slow backstop reloaded $r_unit (a fresh exec, its socket kept open): no request found it down"
+			else
+				not_ok "$1: the slow backstop reloaded $r_unit (a fresh exec, its socket kept open): no request found it down" \
+					"requests that found it down: ${r_benign_benign_failed_down:-?}" \
+					"$(grep -o '"MESSAGE":"[^"]*'"$r_unit"'[^"]*"' "$SVC_OUT/$1.journal" | tail -n 3)"
+			fi
+			;;
+		esac
 	fi
 	# Every incident reported: the journal with the unit, the SIEM (ausearch: svc_ausearch).
 	if [ "$r_journal_attacks" = "$r_k_attacks" ] && [ "$r_journal_attacks_unit" = "$r_k_attacks" ] &&
