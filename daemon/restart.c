@@ -48,6 +48,7 @@ struct svc {
 	char unit[UNIT_NAME_MAX];
 	enum state state;
 	enum kind kind;
+	enum kind asked;		/* what the kernel did, for the log (kind may change) */
 	enum manager_op step;
 	uint64_t due_ms;
 	uint64_t grace_end_ms;		/* after a kill: "active" believed from then on */
@@ -173,6 +174,7 @@ static void schedule(struct svc *s, enum kind kind, uint64_t now_ms, uint64_t de
 		due = s->last_action_ms + RESTART_INTERVAL_MS;
 	s->state = S_WAITING;
 	s->kind = kind;
+	s->asked = kind;
 	s->due_ms = due;
 	s->grace_end_ms = now_ms + (kind == KIND_ENSURE ? RESTART_GRACE_MS : 0);
 }
@@ -244,6 +246,10 @@ static void on_result(void *userdata, int error, const char *value)
 			s->state = S_WAITING;	/* killed a moment ago: has systemd seen it yet? */
 			s->due_ms = s->grace_end_ms;
 		} else if (settling(s, value)) {
+			/* a start under way is a fresh layout already: a restart asked for is
+			 * then only to see that it ends up running, not to be done again */
+			if (!strcmp(value, "activating"))
+				s->kind = KIND_ENSURE;
 			s->rechecks++;
 			s->state = S_WAITING;
 			s->due_ms = now + 1000;
@@ -252,12 +258,12 @@ static void on_result(void *userdata, int error, const char *value)
 			 * (still "activating" after RESTART_ACTIVATING_CHECKS s: a slow start job, systemd's) */
 			r->stats.recovered++;
 			log_info("%s is %s again by itself after Brute's backstop %s (%s)", s->unit, value,
-				 s->kind == KIND_RESTART ? "asked for its restart" : "killed its processes",
+				 s->asked == KIND_RESTART ? "asked for its restart" : "killed its processes",
 				 s->reason);
 			finish(r, s, now);
 		} else {
 			log_notice("%s is %s after Brute's backstop %s (%s): resetting its failed state and starting it",
-				   s->unit, value, s->kind == KIND_RESTART ? "asked for its restart" :
+				   s->unit, value, s->asked == KIND_RESTART ? "asked for its restart" :
 				   "killed its processes", s->reason);
 			ask(r, s, MANAGER_RESET_FAILED);
 		}
@@ -286,7 +292,8 @@ static void on_result(void *userdata, int error, const char *value)
 			ask(r, s, MANAGER_TRY_RESTART);
 		} else {
 			r->stats.restarts++;
-			log_info("%s reloaded after Brute's backstop: its main process executed again", s->unit);
+			log_info("%s reloaded after Brute's backstop (backstop_reload: its reload executes it again)",
+				 s->unit);
 			finish(r, s, now);
 		}
 		return;
@@ -373,6 +380,7 @@ void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms)
 	if (s->state == S_WAITING) {
 		if (kind == KIND_ENSURE) {
 			s->kind = KIND_ENSURE;
+			s->asked = KIND_ENSURE;
 			s->grace_end_ms = now_ms + RESTART_GRACE_MS;
 		}
 		return;

@@ -445,6 +445,9 @@ START_TEST(test_backstop_reload)
 	F.units[2].state = "active";
 	F.units[3].unit = "php8.2-fpm@app.service";
 	F.units[3].state = "failed";
+	F.units[4].unit = "apache2.service";	/* starting anyway: a fresh layout already */
+	F.units[4].state = "activating";
+	F.units[4].state_later = "active";
 	a = actions_new(F.dir, F.address);
 	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
 	ck_assert_int_eq(actions_set_reload(a, "php*-fpm.service php*-fpm@*.service ssh.service"), 0);
@@ -453,9 +456,10 @@ START_TEST(test_backstop_reload)
 	act(a, "restart", "/system.slice/php8.2-fpm.service", "5.000:1");
 	act(a, "restart", "/system.slice/ssh.service", "5.000:2");
 	act(a, "restart", "/system.slice/nginx.service", "5.000:3");
+	act(a, "restart", "/system.slice/apache2.service", "5.000:5");
 	act(a, "kill", "/system.slice/system-php8.2\\x2dfpm.slice/php8.2-fpm@app.service", "5.000:4");
 	pump(a, RESTART_GRACE_MS + 2000, three_restarted);
-	pump(a, 500, NULL);
+	pump(a, 1500, NULL);
 	log = stderr_capture_end();
 	ck_assert_msg(strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "TryRestartUnit php8.2-fpm.service") &&
@@ -465,13 +469,17 @@ START_TEST(test_backstop_reload)
 		      strstr(sb_str(&F.calls), "TryRestartUnit nginx.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "ReloadUnit nginx") &&
 		      !strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm@app") &&
-		      strstr(sb_str(&F.calls), "StartUnit php8.2-fpm@app.service replace; "),
+		      strstr(sb_str(&F.calls), "StartUnit php8.2-fpm@app.service replace; ") &&
+		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 2 &&
+		      !strstr(sb_str(&F.calls), "Unit apache2"),
 		      "%s", sb_str(&F.calls));
 	ck_assert_uint_eq(stats(a).unit_restarts, 3);
 	ck_assert_msg(strstr(log, "reloading php8.2-fpm.service for a fresh layout and canary, its sockets kept open") &&
-		      strstr(log, "php8.2-fpm.service reloaded after Brute's backstop: its main process executed again") &&
+		      strstr(log, "php8.2-fpm.service reloaded after Brute's backstop (backstop_reload: its reload executes it again)") &&
 		      strstr(log, "reloading ssh.service: failed; restarting it instead") &&
-		      strstr(log, "restarting nginx.service for a fresh layout and canary"), "%s", log);
+		      strstr(log, "restarting nginx.service for a fresh layout and canary") &&
+		      strstr(log, "apache2.service is active again by itself after Brute's backstop asked for its restart"),
+		      "%s", log);
 	free(log);
 	actions_free(a);
 	fake_stop();

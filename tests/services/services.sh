@@ -708,7 +708,7 @@ svc_assert() {
 		# backstop's fresh layout costs its clients nothing, not even a refused request.
 		case "$r_unit:$r_k_mitigations" in
 		php*-fpm.service:*backstop/restart*)
-			if grep -q "$r_unit reloaded after Brute's backstop: its main process executed again" \
+			if grep -q "$r_unit reloaded after Brute's backstop (backstop_reload: its reload executes it again)" \
 				"$SVC_OUT/$1.journal" && [ "${r_benign_benign_failed_down:-1}" = 0 ]; then
 				ok "$1: the slow backstop reloaded $r_unit (a fresh exec, its socket kept open): no request found it down"
 			else
