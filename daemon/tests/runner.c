@@ -23,6 +23,15 @@ const char *fixture(const char *name)
 	return buf;
 }
 
+unsigned count_of(const char *s, const char *what)
+{
+	unsigned n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -259,20 +259,11 @@ static struct actions_stats stats(struct actions *a)
 	return s;
 }
 
-static unsigned occurrences(const char *s, const char *what)
-{
-	unsigned n = 0;
-
-	for (; (s = strstr(s, what)); s++)
-		n++;
-	return n;
-}
-
 static bool three_done(struct actions *a)
 {
 	struct actions_stats s = stats(a);
 
-	return s.unit_starts + s.unit_failures >= 4 && occurrences(sb_str(&F.calls), "Get apache2.service; ") >= 3;
+	return s.unit_starts + s.unit_failures >= 4 && count_of(sb_str(&F.calls), "Get apache2.service; ") >= 3;
 }
 
 /*
@@ -336,9 +327,9 @@ START_TEST(test_backstop_kill)
 		      strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
 		      strstr(sb_str(&F.calls), "Get apache2.service; ") &&
 		      strstr(sb_str(&F.calls), "StartUnit getty@tty1.service replace; ") &&
-		      occurrences(sb_str(&F.calls), "Get brute-bs2.service; ") == 2 &&
-		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 3 &&
-		      occurrences(sb_str(&F.calls), "Get slow.service; ") == 2 &&
+		      count_of(sb_str(&F.calls), "Get brute-bs2.service; ") == 2 &&
+		      count_of(sb_str(&F.calls), "Get apache2.service; ") == 3 &&
+		      count_of(sb_str(&F.calls), "Get slow.service; ") == 2 &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit slow.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit brute-bs2.service; ") &&
 		      strstr(sb_str(&F.calls), "ResetFailedUnit slow.service; ") <
@@ -470,7 +461,7 @@ START_TEST(test_backstop_reload)
 		      !strstr(sb_str(&F.calls), "ReloadUnit nginx") &&
 		      !strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm@app") &&
 		      strstr(sb_str(&F.calls), "StartUnit php8.2-fpm@app.service replace; ") &&
-		      occurrences(sb_str(&F.calls), "Get apache2.service; ") == 2 &&
+		      count_of(sb_str(&F.calls), "Get apache2.service; ") == 2 &&
 		      !strstr(sb_str(&F.calls), "Unit apache2"),
 		      "%s", sb_str(&F.calls));
 	ck_assert_uint_eq(stats(a).unit_restarts, 3);
@@ -489,8 +480,6 @@ END_TEST
 START_TEST(test_backstop_rate_limit)
 {
 	struct actions *a;
-	const char *p;
-	int starts = 0;
 
 	fake_start();
 	F.units[0].unit = "nginx.service";
@@ -509,9 +498,7 @@ START_TEST(test_backstop_rate_limit)
 	release_jobs();
 	F.hold = false;
 	pump(a, RESTART_GRACE_MS + RESTART_INTERVAL_MS + 1500, NULL);
-	for (p = sb_str(&F.calls); (p = strstr(p, "StartUnit nginx.service")); p++)
-		starts++;
-	ck_assert_msg(starts == 2, "%s", sb_str(&F.calls));
+	ck_assert_msg(count_of(sb_str(&F.calls), "StartUnit nginx.service") == 2, "%s", sb_str(&F.calls));
 	ck_assert_uint_eq(stats(a).unit_starts, 2);
 	/* off: nothing */
 	sb_reset(&F.calls);
@@ -822,7 +809,6 @@ START_TEST(test_peer_nft)
 {
 	struct strbuf out = STRBUF_INIT;
 	const char *l;
-	int rules = 0;
 
 	if (geteuid() != 0 || access("/usr/sbin/nft", X_OK) != 0) {
 		test_skip("brute-peer-nft: needs root and nft (nftables) on the test host");
@@ -854,9 +840,7 @@ START_TEST(test_peer_nft)
 		ck_assert_msg(strstr(l, "10.0.0.2 . 7777 timeout 1m40s expires ") && !strstr(l, "timeout 15m"), "%s", l);
 		l = nft_list("chain inet brute input");
 		ck_assert_msg(strstr(l, "type filter hook input priority filter - 10; policy accept;"), "%s", l);
-		for (const char *p = l; (p = strstr(p, "counter packets")); p++)
-			rules++;
-		ck_assert_msg(rules == 2, "%s", l);	/* made once, never doubled */
+		ck_assert_msg(count_of(l, "counter packets") == 2, "%s", l);	/* made once, never doubled */
 		ck_assert_msg(run_env(peer_nft(), end, &out) == 0, "%s", sb_str(&out));
 		ck_assert_msg(strstr(sb_str(&out), "deleted from inet brute peers4"), "%s", sb_str(&out));
 		l = nft_list("set inet brute peers4");

@@ -88,15 +88,6 @@ static int finish(struct child *c, char **out, char **err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static int count_lines(const char *s, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = s; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 static void write_config(char *path, size_t len, const char *dir, const char *text)
 {
 	FILE *f;
@@ -122,10 +113,10 @@ START_TEST(test_replay)
 		spawn(&c, argv);
 	}
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
-	ck_assert_int_eq(count_lines(out, "\n"), 8);
-	ck_assert_int_eq(count_lines(out, "\"kind\":\"attack\""), 1);
-	ck_assert_int_eq(count_lines(out, "\"kind\":\"closed\""), 5);
-	ck_assert_int_eq(count_lines(out, "\"attack_type\":\"exec\""), 3);
+	ck_assert_int_eq(count_of(out, "\n"), 8);
+	ck_assert_int_eq(count_of(out, "\"kind\":\"attack\""), 1);
+	ck_assert_int_eq(count_of(out, "\"kind\":\"closed\""), 5);
+	ck_assert_int_eq(count_of(out, "\"attack_type\":\"exec\""), 3);
 	free(out);
 	free(err);
 	{
@@ -146,8 +137,8 @@ START_TEST(test_replay)
 		spawn(&c, argv);
 	}
 	ck_assert_int_eq(finish(&c, &out, &err), 0);
-	ck_assert_int_eq(count_lines(out, " peer_ban: Peer 2001:db8:1:2::/64 banned from tcp [::]:443 in netns 4026531840 for 600 s"), 1);
-	ck_assert_int_eq(count_lines(out, " peer_unban: Ban of peer 2001:db8:1:2::/64 on tcp [::]:443"), 1);
+	ck_assert_int_eq(count_of(out, " peer_ban: Peer 2001:db8:1:2::/64 banned from tcp [::]:443 in netns 4026531840 for 600 s"), 1);
+	ck_assert_int_eq(count_of(out, " peer_unban: Ban of peer 2001:db8:1:2::/64 on tcp [::]:443"), 1);
 	ck_assert_msg(strstr(err, "could not emit 3 Brute audit records (3 since boot") != NULL, "%s", err);
 	ck_assert_msg(strstr(err, "could not emit 1 Brute audit record (6 since boot") != NULL, "%s", err);
 	ck_assert_msg(strstr(err, "peer bans 1, peer ban ends 1, uncharged crashes 1, records the kernel dropped 6;") != NULL,
@@ -210,7 +201,7 @@ START_TEST(test_hostile_names)
 	ck_assert_int_eq(headers, 3);
 	ck_assert_int_eq(fields, 3);
 	/* the daemon's log: one line, the name still recognisable */
-	ck_assert_int_eq(count_lines(err, "\n"), 1);
+	ck_assert_int_eq(count_of(err, "\n"), 1);
 	ck_assert_msg(strstr(err, "(/usr/sbin/sys\\012ctl\\033[31m)") != NULL, "%s", err);
 	free(out);
 	free(err);

@@ -486,7 +486,6 @@ START_TEST(test_disk_full)
 	struct spool *sp;
 	char *log;
 	struct entry e;
-	int lines = 0;
 
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("brute-test", dir, "tmpfs", 0, "size=64k,mode=0700") < 0) {
@@ -506,9 +505,7 @@ START_TEST(test_disk_full)
 	}
 	log = stderr_capture_end();
 	ck_assert_uint_gt(o.forward_failed, 1000);
-	for (const char *p = log; (p = strstr(p, "cannot queue")); p++)
-		lines++;
-	ck_assert_msg(lines == 1, "%d lines:\n%.600s", lines, log);
+	ck_assert_msg(count_of(log, "cannot queue") == 1, "%u lines:\n%.600s", count_of(log, "cannot queue"), log);
 	ck_assert_msg(strstr(log, strerror(ENOSPC)) != NULL, "%.600s", log);
 	ck_assert(strstr(log, strerror(EIO)) == NULL);
 	free(log);

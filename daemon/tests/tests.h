@@ -34,6 +34,8 @@ Suite *long_records_suite(void);
 const char *fixture(const char *name);
 /* Whole file into a malloc'ed NUL-terminated buffer. */
 char *read_file(const char *path, size_t *len);
+/* How many times what occurs in s (overlapping ones counted). */
+unsigned count_of(const char *s, const char *what);
 /* A fresh temporary directory (static buffer, removed by rm_rf). */
 const char *make_tmpdir(void);
 void rm_rf(const char *path);
