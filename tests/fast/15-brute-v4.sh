@@ -5,7 +5,8 @@
 # with file capabilities or started through sudo never killed whole, trusted load balancers
 # never banned, proxies seen through or answering for what they mixed, one share of the peer
 # table per user, bans that survive a prefix change and a service restart, bans enforced in
-# mode 2 only, root never an exec attacker, a slow backstop that asks for a restart.
+# mode 2 only, root never an exec attacker, a slow backstop that asks for a restart, a fast
+# backstop that holds the master for a restart.
 # Then the audit trail those cases leave, found with ausearch.
 . "$RIG/tap.sh"
 
@@ -72,6 +73,12 @@ has "MPTCP: the client's address banned at the listener's endpoint" \
 has "slow backstop: mitigation=restart, with the service's cgroup" \
 	$ATTACK ' attack=backstop .*speed=slow .*mitigation=restart .* cgroup='
 has "slow backstop: the next crash kills" $ATTACK ' attack=backstop .*mitigation=kill .* cgroup='
+# The fast backstop with a hold: the workers killed, the master held for a restart, killed at its
+# first fork once the hold is over.
+has "fast backstop held: mitigation=restart, speed=fast" \
+	$ATTACK ' attack=backstop .*speed=fast .*mitigation=restart ' 2
+has "fast backstop held: killed at a fork once the hold was over" \
+	$ATTACK ' attack=backstop .*speed=fast faults=0 .*mitigation=kill ' 1
 # The trusted list's changes are configuration changes.
 has "the trusted list's changes recorded" $CONF ' tunable=trusted op=update added=1 removed=0 entries=1 '
 exit 0

@@ -321,6 +321,7 @@ static const struct brute_params test_params = {
 	.table_size = 1024,
 	.forget_time_s = 3600,
 	.backstop_faults = 32,
+	.backstop_hold_s = 0,
 	.peer_ban_time_s = 900,
 	.peer_prefix_v4 = 32,
 	.peer_prefix_v6 = 64,

@@ -64,6 +64,9 @@ enum brute_boundary {
  *                 (hierarchies), or are forgotten (table entries).
  * @backstop_faults: Every hierarchy is stopped at this many crashes without
  *                   a quiet period, whatever their source and pace.
+ * @backstop_hold_s: When crashes that came fast stop a service, its first
+ *                   processes are held this long for a restart (0: killed
+ *                   at once).
  * @peer_ban_time_s: How long a peer is refused by the endpoint it attacked;
  *                   0: no peer bans.
  * @peer_prefix_v4: Length of the IPv4 prefix that identifies a peer.
@@ -85,6 +88,7 @@ struct brute_params {
 	u32 table_size;
 	u32 forget_time_s;
 	u32 backstop_faults;
+	u32 backstop_hold_s;
 	u32 peer_ban_time_s;
 	u32 peer_prefix_v4;
 	u32 peer_prefix_v6;

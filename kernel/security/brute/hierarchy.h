@@ -119,6 +119,15 @@ struct brute_hierarchy {
 	 * crashes): its next crash kills it, and says so.
 	 */
 	bool restart;
+	/**
+	 * @held_until: The backstop stopped crashes that came fast while
+	 * backstop_hold_s was set: the processes forked inside the hierarchy
+	 * were killed, its first ones (what the service listens with) are
+	 * held for a restart until this time (ktime_get_ns()), 0 if never.
+	 * Set once under @lock, read without it: while it is set, a fork of
+	 * the hierarchy is refused, and once it has passed, killed.
+	 */
+	u64 held_until;
 	/** @flags: Atomic bits, enum brute_hierarchy_flag. */
 	unsigned long flags;
 	/** @rcu: Frees the hierarchy after a grace period. */

@@ -62,6 +62,8 @@ static bool brute_group_exiting(struct task_struct *p)
  * @hierarchy: Those of this hierarchy, or NULL.
  * @uid: With @hierarchy, only those that run entirely as this user, if not
  *       NULL.
+ * @forked: With @hierarchy, only those whose parent is in it too: not its
+ *          first processes.
  * @principal: Without @hierarchy, the privileged images (instances) of
  *             this user's...
  * @dev: ...of the target on this device (0 with @ino 0: any target)...
@@ -70,6 +72,7 @@ static bool brute_group_exiting(struct task_struct *p)
 struct brute_kill_filter {
 	struct brute_hierarchy *hierarchy;
 	const kuid_t *uid;
+	bool forked;
 	kuid_t principal;
 	dev_t dev;
 	u64 ino;
@@ -82,9 +85,16 @@ static bool brute_kill_selects(struct task_struct *p,
 
 	if (!hierarchy)
 		return false;
-	if (filter->hierarchy)
-		return hierarchy == filter->hierarchy &&
-		       (!filter->uid || brute_task_runs_as(p, *filter->uid));
+	if (filter->hierarchy) {
+		struct task_struct *parent = rcu_dereference(p->real_parent);
+
+		if (hierarchy != filter->hierarchy)
+			return false;
+		if (filter->forked &&
+		    READ_ONCE(brute_task(parent)->hierarchy) != hierarchy)
+			return false;
+		return !filter->uid || brute_task_runs_as(p, *filter->uid);
+	}
 	return brute_hierarchy_is_instance(hierarchy, filter->principal,
 					   filter->dev, filter->ino);
 }
@@ -165,6 +175,28 @@ u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy, const kuid_t *uid)
 	const struct brute_kill_filter filter = {
 		.hierarchy = hierarchy,
 		.uid = uid,
+	};
+
+	return brute_kill(hierarchy, &filter);
+}
+
+/**
+ * brute_kill_forked() - Kill the processes a hierarchy forked
+ * @hierarchy: The hierarchy, kept alive by the caller.
+ *
+ * Like brute_kill_hierarchy(), but spares the hierarchy's first processes,
+ * those whose parent is not in it (the one that executed the image, or the
+ * daemon it forked and left to init): a service's master, which holds its
+ * listening sockets, while its workers, forked from it, are killed.
+ *
+ * Context: Task context; may sleep.
+ * Return: The number of processes killed.
+ */
+u32 brute_kill_forked(struct brute_hierarchy *hierarchy)
+{
+	const struct brute_kill_filter filter = {
+		.hierarchy = hierarchy,
+		.forked = true,
 	};
 
 	return brute_kill(hierarchy, &filter);

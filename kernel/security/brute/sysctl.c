@@ -29,6 +29,7 @@ static unsigned int brute_ban_time_s = 900;
 static unsigned int brute_table_size = 1024;
 static unsigned int brute_forget_time_s = 3600;
 static unsigned int brute_backstop_faults = 32;
+static unsigned int brute_backstop_hold_s;
 static unsigned int brute_peer_ban_time_s = 900;
 static unsigned int brute_peer_prefix_v4 = 32;
 static unsigned int brute_peer_prefix_v6 = 64;
@@ -46,6 +47,7 @@ static unsigned int brute_trusted_uid_max = 999;
 #define BRUTE_TABLE_SIZE_MAX 65536U
 #define BRUTE_FORGET_TIME_S_MAX (30U * 24 * 3600)
 #define BRUTE_UID_MAX 4294967294U
+#define BRUTE_HOLD_S_MAX 3600U
 
 static DEFINE_MUTEX(brute_sysctl_mutex);
 
@@ -77,6 +79,7 @@ void brute_params_get(struct brute_params *params)
 	params->table_size = READ_ONCE(brute_table_size);
 	params->forget_time_s = READ_ONCE(brute_forget_time_s);
 	params->backstop_faults = READ_ONCE(brute_backstop_faults);
+	params->backstop_hold_s = READ_ONCE(brute_backstop_hold_s);
 	params->peer_ban_time_s = READ_ONCE(brute_peer_ban_time_s);
 	params->peer_prefix_v4 = READ_ONCE(brute_peer_prefix_v4);
 	params->peer_prefix_v6 = READ_ONCE(brute_peer_prefix_v6);
@@ -150,6 +153,7 @@ static const struct brute_tunable brute_tunables[] = {
 	{ &brute_escalate_faults, 0, BRUTE_FAULTS_MAX,
 	  brute_escalate_faults_bounds },
 	{ &brute_trusted_uid_max, 0, BRUTE_UID_MAX },
+	{ &brute_backstop_hold_s, 0, BRUTE_HOLD_S_MAX },
 };
 
 static const struct brute_tunable *brute_tunable(const unsigned int *data)
@@ -227,6 +231,7 @@ static struct ctl_table brute_sysctl_table[] = {
 	BRUTE_SYSCTL("escalate_prefix_v6", brute_escalate_prefix_v6),
 	BRUTE_SYSCTL("escalate_faults", brute_escalate_faults),
 	BRUTE_SYSCTL("trusted_uid_max", brute_trusted_uid_max),
+	BRUTE_SYSCTL("backstop_hold_s", brute_backstop_hold_s),
 };
 
 static_assert(ARRAY_SIZE(brute_sysctl_table) == ARRAY_SIZE(brute_tunables));

@@ -19,9 +19,13 @@
  * The backstop bounds the crashes of every hierarchy at backstop_faults,
  * whatever their source and pace.  Crashes that came fast kill it at once
  * (its supervisor, or brute-reportd, starts it again with a fresh layout
- * and canary); crashes that came slowly (an ordinary bug) ask for a
- * restart of the service (brute-reportd restarts its unit) and kill it at
- * its next crash only if it still runs.
+ * and canary); with backstop_hold_s set, they kill the processes it forked
+ * and hold its first ones, which hold the service's listening sockets:
+ * they fork nothing until they execute a new image (brute-reportd reloads
+ * or restarts the unit), and are killed at a fork once the hold is over.
+ * Crashes that came slowly (an ordinary bug) ask for a restart of the
+ * service (brute-reportd restarts its unit) and kill it at its next crash
+ * only if it still runs.
  */
 
 #include <linux/binfmts.h>
@@ -34,6 +38,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -50,9 +55,44 @@
 #include "task.h"
 
 /*
+ * A fork of a hierarchy the backstop holds for a restart: refused, so that
+ * no new process runs its layout; once the hold is over and nothing
+ * executed a new image, the hierarchy is killed, the caller with it (the
+ * kernel's kill, as without a hold, only later).
+ */
+static noinline bool brute_hold_refuses(struct brute_hierarchy *hierarchy)
+{
+	struct brute_crash_info info = {
+		.hierarchy = hierarchy,
+		.origin = hierarchy,
+		.attack = "backstop",
+		.source = "unknown",
+	};
+	const enum brute_mode mode = brute_mode();
+	struct brute_params params;
+
+	if (mode != BRUTE_MODE_KILL)
+		return false;
+	if (ktime_get_ns() < READ_ONCE(hierarchy->held_until))
+		return true;
+	brute_params_get(&params);
+	spin_lock(&hierarchy->lock);
+	info.stats = hierarchy->stats;
+	spin_unlock(&hierarchy->lock);
+	pr_warn_ratelimited("brute force backstop on hierarchy %llu: held %us for a restart that did not come, killed\n",
+			    hierarchy->id, params.backstop_hold_s);
+	brute_audit_attack(&info, BRUTE_VERDICT_FAST, &params, mode, "kill");
+	brute_kill_hierarchy(hierarchy, NULL);
+	send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
+	return true;
+}
+
+/*
  * A fork, a vfork or a new thread shares the memory image of its parent: it
  * joins its hierarchy, and the input its parent read.  This is all Brute
- * adds to fork: one reference, no lock.
+ * adds to fork: one reference, no lock.  A hierarchy on hold (the backstop)
+ * gets no new process; a thread or a vfork() (which executes or exits
+ * before its parent runs again) still runs.
  */
 static int hook_task_alloc(struct task_struct *const task,
 			   const unsigned long clone_flags)
@@ -60,6 +100,11 @@ static int hook_task_alloc(struct task_struct *const task,
 	struct brute_task_security *const parent = brute_task(current);
 	struct brute_task_security *const ts = brute_task(task);
 
+	if (parent->hierarchy &&
+	    unlikely(READ_ONCE(parent->hierarchy->held_until)) &&
+	    !(clone_flags & (CLONE_THREAD | CLONE_VFORK)) &&
+	    brute_hold_refuses(parent->hierarchy))
+		return -EAGAIN;
 	if (parent->hierarchy)
 		brute_hierarchy_join(parent->hierarchy);
 	ts->hierarchy = parent->hierarchy;
@@ -196,6 +241,9 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		brute_ids_save(&hierarchy->ids, new);
 		WRITE_ONCE(hierarchy->boundaries, 0);
 		hierarchy->detected = false;
+		hierarchy->restart = false;
+		/* A new image: no longer held for a restart. */
+		WRITE_ONCE(hierarchy->held_until, 0);
 		hierarchy->owner = spare->owner;
 		hierarchy->principal = spare->principal;
 		hierarchy->gain = spare->gain;
@@ -266,6 +314,8 @@ static int hook_task_fix_setgid(struct cred *const new,
  * @rekill: Kill the detected hierarchy again.
  * @restarted: Its restart was asked for at a slow backstop verdict, and it
  *             still runs: this crash kills it.
+ * @held: The hierarchy is held for a restart (fast backstop verdict, now
+ *        or before): a kill spares its first processes.
  * @user: The image is its user's own privileged image, serving nobody:
  *         the user answers for its crashes.
  * @input: Who answers for its input.
@@ -277,6 +327,7 @@ struct brute_crash {
 	bool quiet;
 	bool rekill;
 	bool restarted;
+	bool held;
 	bool user;
 	struct brute_input_result input;
 	struct brute_peer_charge peer;
@@ -319,20 +370,28 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 		hierarchy->restart = !crash->user &&
 				     crash->verdict == BRUTE_VERDICT_SLOW &&
 				     mode == BRUTE_MODE_KILL;
+		if (!crash->user && crash->verdict == BRUTE_VERDICT_FAST &&
+		    mode == BRUTE_MODE_KILL && params->backstop_hold_s &&
+		    !hierarchy->held_until)
+			WRITE_ONCE(hierarchy->held_until,
+				   now + (u64)params->backstop_hold_s *
+					 NSEC_PER_SEC);
 		brute_stats_reset(&hierarchy->stats, now);
 	} else if (hierarchy->detected && mode == BRUTE_MODE_KILL) {
 		crash->rekill = true;
 		crash->restarted = hierarchy->restart;
 		hierarchy->restart = false;
 	}
+	crash->held = !crash->user && now < hierarchy->held_until;
 	spin_unlock(&hierarchy->lock);
 }
 
 /* Kill the processes of @hierarchy (only @uid's if not NULL); count them. */
 static void brute_kill(struct brute_hierarchy *const hierarchy,
-		       const kuid_t *const uid)
+		       const kuid_t *const uid, const bool forked)
 {
-	const u32 killed = brute_kill_hierarchy(hierarchy, uid);
+	const u32 killed = forked ? brute_kill_forked(hierarchy) :
+				    brute_kill_hierarchy(hierarchy, uid);
 
 	spin_lock(&hierarchy->lock);
 	hierarchy->killed += killed;
@@ -472,7 +531,7 @@ static void brute_charge_target(struct brute_hierarchy *const hierarchy,
 				     charge.key.ino);
 	}
 	if (kill)
-		brute_kill(parent, &owner);
+		brute_kill(parent, &owner, false);
 }
 
 /*
@@ -527,16 +586,18 @@ static void brute_charge_input(struct brute_crash *const crash, const u64 now,
 
 /*
  * The backstop's verdict on a service: crashes that came fast kill it at
- * once; crashes that came slowly ask for a restart of its unit (the record
- * says mitigation=restart; brute-reportd restarts it), and its next crash
- * kills it if it still runs.
+ * once, or with a hold kill what it forked and ask for a restart of its
+ * unit; crashes that came slowly ask for a restart (the record says
+ * mitigation=restart; brute-reportd reloads or restarts the unit), and its
+ * next crash kills it if it still runs.
  */
 static const char *brute_backstop_mitigation(const struct brute_crash *crash,
 					     const enum brute_mode mode)
 {
 	if (mode != BRUTE_MODE_KILL)
 		return "audit";
-	return crash->verdict == BRUTE_VERDICT_SLOW ? "restart" : "kill";
+	return crash->verdict == BRUTE_VERDICT_SLOW || crash->held ?
+	       "restart" : "kill";
 }
 
 /*
@@ -623,7 +684,8 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 					    crash->info.stats.faults);
 		brute_audit_attack(&crash->info, crash->verdict, &params, mode,
 				   mitigation);
-		kill = !strcmp(mitigation, "kill");
+		kill = !strcmp(mitigation, "kill") ||
+		       (crash->held && crash->verdict == BRUTE_VERDICT_FAST);
 	} else if (crash->restarted) {
 		/* Its restart was asked for: nothing restarted it. */
 		crash->info.attack = "backstop";
@@ -631,7 +693,7 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 				   mode, "kill");
 	}
 	if (kill)
-		brute_kill(hierarchy, NULL);
+		brute_kill(hierarchy, NULL, crash->held);
 
 	if (crash->user &&
 	    !test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))

@@ -54,6 +54,7 @@ static const char *const tunables[] = {
 	"table_size", "forget_time_s", "backstop_faults", "peer_ban_time_s",
 	"peer_prefix_v4", "peer_prefix_v6", "escalate_prefix_v4",
 	"escalate_prefix_v6", "escalate_faults", "trusted_uid_max",
+	"backstop_hold_s",
 };
 
 #define LIFT "/sys/kernel/security/brute/lift"
@@ -687,7 +688,9 @@ TEST_F(brute, bad_writes_refused)
 	EXPECT_EQ(-EINVAL, sysctl_write("escalate_prefix_v6", "129"));
 	EXPECT_EQ(-EINVAL, sysctl_write("escalate_faults", "4"));
 	EXPECT_EQ(-EINVAL, sysctl_write("min_faults", "16"));
+	EXPECT_EQ(-EINVAL, sysctl_write("backstop_hold_s", "3601"));
 	EXPECT_EQ(32, sysctl_read("backstop_faults"));
+	EXPECT_EQ(0, sysctl_read("backstop_hold_s"));
 	EXPECT_EQ(900, sysctl_read("peer_ban_time_s"));
 	EXPECT_EQ(32, sysctl_read("peer_prefix_v4"));
 	EXPECT_EQ(64, sysctl_read("peer_prefix_v6"));
@@ -2715,6 +2718,77 @@ TEST_F(brute, v4_slow_backstop_restart)
 			  "10.199.0.2", "-c", "1", "-r", "crash", "tcp",
 			  "10.199.0.1:7797"));
 	EXPECT_EQ(1, out.crashed);
+	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
+}
+
+#define HOLD_ATTACKERS "10.100.1.2,10.100.2.2,10.100.3.2,10.100.4.2"
+
+/*
+ * Crashes that come fast from addresses no ban reaches, with
+ * backstop_hold_s set: the backstop kills the workers but holds the master
+ * (its listening socket stays open); it forks nothing, so no request is
+ * answered by the crashed layout, until it executes itself again (a
+ * reload): then it serves, and its crashes count afresh.
+ */
+TEST_F(brute, v4_fast_backstop_hold_reload)
+{
+	struct outcome out;
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "4"));
+	ASSERT_EQ(0, sysctl_write("backstop_hold_s", "60"));
+	srv = service(ARGV((char *)path_of("service"), "-R", "-n", SRV_NETNS,
+			   "tcp", "10.199.0.1:7813"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  HOLD_ATTACKERS, "-c", "4", "-r", "crash", "tcp",
+			  "10.199.0.1:7813"));
+	EXPECT_EQ(4, out.crashed);
+	usleep(200000);
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.100.5.2", "-c", "2", "tcp", "10.199.0.1:7813"));
+	EXPECT_EQ(0, out.answered);
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	ASSERT_EQ(0, kill(srv.pid, SIGHUP));
+	usleep(300000);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.100.5.2", "-c", "2", "tcp", "10.199.0.1:7813"));
+	EXPECT_EQ(2, out.answered);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  HOLD_ATTACKERS, "-c", "3", "-r", "crash", "tcp",
+			  "10.199.0.1:7813"));
+	EXPECT_EQ(3, out.crashed);
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * The same, but nothing reloads the held master: at its first fork after
+ * backstop_hold_s, the kernel kills it, as it would have without a hold.
+ */
+TEST_F(brute, v4_fast_backstop_hold_expires)
+{
+	struct outcome out;
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "4"));
+	ASSERT_EQ(0, sysctl_write("backstop_hold_s", "1"));
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7814"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  HOLD_ATTACKERS, "-c", "4", "-r", "crash", "tcp",
+			  "10.199.0.1:7814"));
+	EXPECT_EQ(4, out.crashed);
+	usleep(1200000);
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.100.5.2", "-c", "1", "tcp", "10.199.0.1:7814"));
+	EXPECT_EQ(0, out.answered);
 	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
 }
 

@@ -20,6 +20,8 @@
  *   -M       listen with MPTCP (a client may choose MPTCP or TCP)
  *   -k       a child serves requests until its client closes the
  *            connection (keep-alive), not one
+ *   -R       on SIGHUP, execute itself again with the listening socket (a
+ *            reload that starts a new image, as php-fpm's and sshd's do)
  *   -F SRC   a request "frame" makes the child read a line from another
  *            source, and fault if that line is "crash" (else answer):
  *            udp:PORT (a datagram to that port of the service's), uring:PORT
@@ -27,7 +29,9 @@
  *            fifo:PATH (a line of a named pipe), tcp:ADDR:PORT (a connection the
  *            child makes to an upstream server)
  *
- * Prints "listening" once it listens.  Runs until killed.
+ * Prints "listening" once it listens.  Runs until killed.  A fork that
+ * fails with EAGAIN (Brute's backstop holds the service) closes the
+ * connection unanswered, and the service goes on.
  */
 
 #define _GNU_SOURCE
@@ -290,16 +294,37 @@ static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
 	_exit(0);
 }
 
+static volatile sig_atomic_t reload;
+
+static void on_hup(int sig)
+{
+	reload = 1;
+}
+
+/* Execute this program again, keeping the listening socket @fd. */
+static void reexec(char **argv, int fd)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", fd);
+	if (setenv("BRUTE_SERVICE_FD", num, 1) ||
+	    fcntl(fd, F_SETFD, 0))
+		die("reexec");
+	execv("/proc/self/exe", argv);
+	die("execv");
+}
+
 int main(int argc, char **argv)
 {
-	const char *pidfile = NULL;
+	const char *pidfile = NULL, *inherited;
 	char *const *prog = NULL;
 	uid_t uid = (uid_t)-1;
-	int opt, fd, use_splice = 0, once = 0;
+	int opt, fd, use_splice = 0, once = 0, reexec_on_hup = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_IGN);
-	while ((opt = getopt(argc, argv, "+n:u:U:sp:1MkF:")) != -1) {
+	inherited = getenv("BRUTE_SERVICE_FD");
+	while ((opt = getopt(argc, argv, "+n:u:U:sp:1MkF:R")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -323,6 +348,9 @@ int main(int argc, char **argv)
 			break;
 		case '1':
 			once = 1;
+			break;
+		case 'R':
+			reexec_on_hup = 1;
 			break;
 		case 'M':
 			use_mptcp = 1;
@@ -363,13 +391,24 @@ int main(int argc, char **argv)
 			return 2;
 		prog = &argv[optind + 3];
 	}
-	if (!strcmp(argv[optind], "tcp"))
+	if (reexec_on_hup) {
+		struct sigaction sa = { .sa_handler = on_hup };
+
+		/* No SA_RESTART: accept() returns, the loop executes. */
+		if (sigaction(SIGHUP, &sa, NULL))
+			die("sigaction");
+	}
+	if (inherited) {
+		fd = atoi(inherited);
+		unsetenv("BRUTE_SERVICE_FD");
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	} else if (!strcmp(argv[optind], "tcp"))
 		fd = listen_tcp(argv[optind + 1]);
 	else if (!strcmp(argv[optind], "unix"))
 		fd = listen_unix(argv[optind + 1]);
 	else
 		return 2;
-	if (pidfile) {
+	if (pidfile && !inherited) {
 		FILE *f = fopen(pidfile, "w");
 
 		if (!f)
@@ -377,17 +416,27 @@ int main(int argc, char **argv)
 		fprintf(f, "%d\n", getpid());
 		fclose(f);
 	}
-	printf("listening\n");
+	if (!inherited)
+		printf("listening\n");
 	for (;;) {
 		int conn = accept(fd, NULL, NULL);
 		pid_t pid;
 
+		if (reload) {
+			if (conn >= 0)
+				close(conn);
+			reexec(argv, fd);
+		}
 		if (conn < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			die("accept");
 		}
 		pid = fork();
+		if (pid < 0 && errno == EAGAIN) {
+			close(conn);
+			continue;
+		}
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
