@@ -47,8 +47,8 @@ restore() {
 }
 trap restore EXIT
 
-# --- status: Brute active, auditd enabled, every tunable present (9 in v2, 16 in v3, 17 in
-# v4: trusted_uid_max, which a v3 kernel lacks)
+# --- status: Brute active, auditd enabled, every tunable present (9 in v2, 16 in v3, 18 in
+# v4: trusted_uid_max and backstop_hold_s, which a v3 kernel lacks)
 out=$(brutectl status 2>&1)
 rc=$?
 ntunables=$(ls /proc/sys/kernel/brute | wc -l)

@@ -36,6 +36,12 @@ for f in /usr/sbin/brute-reportd /lib/systemd/system/brute-reportd.service \
 	[ -f "$f" ] || not_ok "packaged file $f present"
 done
 perm=$(stat -c '%a %U' /etc/brute/reportd.conf)
+if [ -e /proc/sys/kernel/brute/backstop_hold_s ]; then
+	hold=$(cat /proc/sys/kernel/brute/backstop_hold_s)
+	[ "$hold" = 10 ] && [ -f /usr/lib/sysctl.d/brute-reportd.conf ] &&
+		ok "the package's sysctl.d file applied: kernel.brute.backstop_hold_s = 10" ||
+		not_ok "the package's sysctl.d file applied" "backstop_hold_s: $hold" "$(ls -l /usr/lib/sysctl.d/ 2>&1)"
+fi
 [ "$perm" = "600 root" ] && ok "reportd.conf mode 600, owner root" ||
 	not_ok "reportd.conf mode 600, owner root" "got: $perm"
 

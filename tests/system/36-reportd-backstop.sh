@@ -76,11 +76,46 @@ else
 fi
 t "no Restart= done"
 
+# --- 3. backstop_hold_s: the workers killed, the master held; its reload executes it again ----
+# The kernel kills what the master forked and holds the master (its socket stays open, it forks
+# nothing) for a restart (mitigation=restart); brute-reportd reloads the unit (backstop_reload),
+# the master executes itself again, same pid, a fresh layout, and serves: no outage, no kill.
+S=brute-bs4.service
+if [ ! -e $B/backstop_hold_s ]; then
+	ok "# SKIP backstop_hold_s: the kernel has none"
+elif pid=$(up $S); then
+	echo 10 >$B/backstop_hold_s
+	conf "journal = yes" "backstop_reload = $S"
+	systemctl reload brute-reportd
+	l=$(($(wc -l <$AUDIT_LOG) + 1))
+	out=$($st/client -t 3000 -c 4 -r crash unix /run/brute-bs4.sock)
+	a=$(attack_of "$l" "$pid")
+	if [ -n "$a" ] && echo "$a" | grep -q ' speed=fast .* mitigation=restart ' && ! killed "$l" "$pid" &&
+		wait_for 20 said "$S reloaded after Brute's backstop"; then
+		ok "fast backstop with a hold: $S's master held (1713 speed=fast mitigation=restart, not killed), reloaded by brute-reportd ($out)"
+	else
+		bad "fast backstop with a hold: $S's master held, reloaded by brute-reportd" "client: $out" \
+			"attack: $a" "$(since "$l" | grep -aE '1713|1714|BRUTE_ATTACK|BRUTE_KILL' | tail -n 3)" "$(dlog | tail -n 5)"
+	fi
+	out=$($st/client -c 2 unix /run/brute-bs4.sock)
+	if [ "$out" = "answered 2 crashed 0 refused 0" ] && [ "$(mainpid $S)" = "$pid" ] &&
+		[ "$(state $S)" = active ] && ! killed "$l" "$pid"; then
+		ok "$S serves again from the same master, executed again (main pid $pid, $out), never killed"
+	else
+		bad "$S serves again from the same master" "client: $out" \
+			"state: $(state $S), main pid $(mainpid $S) (was $pid)" "$(since "$l" | grep -aE '1714|BRUTE_KILL' | tail -n 2)"
+	fi
+	echo 0 >$B/backstop_hold_s
+	conf "journal = yes"
+	systemctl reload brute-reportd
+else
+	bad "$S started" "$(systemctl status --no-pager $S 2>&1 | tail -n 8)"
+fi
+t "hold done"
+
 # --- clean up for later scripts ---------------------------------------------------------------
 cleanup
-echo "$saved_faults" >$B/backstop_faults
-echo "$saved_threshold" >$B/crash_period_threshold_ms
-echo "$saved_mode" >$B/mode
+restore_tunables
 if [ -f /run/reportd-bs.conf.orig ]; then
 	cp -p /run/reportd-bs.conf.orig /etc/brute/reportd.conf
 else

@@ -68,9 +68,7 @@ t "slow backstop done"
 
 # --- clean up for later scripts ---------------------------------------------------------------
 cleanup
-echo "$saved_faults" >$B/backstop_faults
-echo "$saved_threshold" >$B/crash_period_threshold_ms
-echo "$saved_mode" >$B/mode
+restore_tunables
 if [ -f /run/reportd-bsl.conf.orig ]; then
 	cp -p /run/reportd-bsl.conf.orig /etc/brute/reportd.conf
 else

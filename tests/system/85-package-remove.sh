@@ -27,6 +27,12 @@ status=$(dpkg-query -W -f '${db:Status-Abbrev}' brute-reportd 2>/dev/null)
 case $status in "rc "*) ok "removed, configuration kept (dpkg status rc)" ;;
 *) not_ok "removed, configuration kept (dpkg status rc)" "status: $status" ;; esac
 [ ! -e $LINK ] && [ ! -L $LINK ] && ok "the link $LINK is gone" || not_ok "the link $LINK is gone" "$(ls -l $LINK)"
+if [ -e /proc/sys/kernel/brute/backstop_hold_s ]; then
+	hold=$(cat /proc/sys/kernel/brute/backstop_hold_s)
+	[ "$hold" = 0 ] && [ ! -e /usr/lib/sysctl.d/brute-reportd.conf ] &&
+		ok "nothing restarts a held service any more: backstop_hold_s back to 0, the sysctl.d file gone" ||
+		not_ok "backstop_hold_s back to 0 at removal" "backstop_hold_s: $hold" "$(ls -l /usr/lib/sysctl.d/ 2>&1)"
+fi
 [ -f $RULES ] && [ -f /etc/brute/reportd.conf ] && ok "$RULES and reportd.conf stay until purge" ||
 	not_ok "$RULES and reportd.conf stay until purge" "$(ls -l /etc/brute 2>&1)"
 if [ "$(n_rules)" = 0 ]; then

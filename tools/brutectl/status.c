@@ -27,7 +27,7 @@ static const char *const tunables[] = {
 	"ema_weight_numerator", "ema_weight_denominator", "ban_time_s", "table_size",
 	"forget_time_s", "backstop_faults", "peer_ban_time_s", "peer_prefix_v4", "peer_prefix_v6",
 	"escalate_prefix_v4", "escalate_prefix_v6", "escalate_faults",
-	"trusted_uid_max",	/* v4 */
+	"trusted_uid_max", "backstop_hold_s",	/* v4 */
 };
 #define N_TUNABLES (sizeof(tunables) / sizeof(tunables[0]))
 

@@ -634,7 +634,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["stats"] == {"hierarchies": 41, "targets": 3, "bans": 1, "peers": 4, "peer_bans": 2,
                       "records_dropped": 7}, d["stats"]
-assert d["tunables"]["peer_prefix_v6"] == 64 and len(d["tunables"]) == 17, d["tunables"]
+assert d["tunables"]["peer_prefix_v6"] == 64 and len(d["tunables"]) == 18, d["tunables"]
 assert d["tunables"]["trusted_uid_max"] is None, d["tunables"]  # a v3 kernel: absent' 2>"$tmp/py"; then
 		ok "status --json: stats and every tunable"
 	else
@@ -655,12 +655,12 @@ assert d["tunables"]["trusted_uid_max"] is None, d["tunables"]  # a v3 kernel: a
 	run status
 	expect "status: no stats file" "$rc" '^stats:   absent (no /sys/kernel/security/brute/stats)$'
 	status_is "status: no stats file, still protected" ""
-	# a v2 kernel: its nine tunables, the v3 ones (and v4's trusted_uid_max) absent
+	# a v2 kernel: its nine tunables, the v3 ones (and v4's trusted_uid_max, backstop_hold_s) absent
 	fresh_tree
 	rm "$sysctl/backstop_faults" "$sysctl/peer_"* "$sysctl/escalate_"*
 	run status
 	if [ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 9 ] &&
-		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *absent$')" = 8 ] &&
+		[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *absent$')" = 9 ] &&
 		printf '%s\n' "$out" | grep -q '^  peer_ban_time_s  *absent$'; then
 		ok "status: a v2 kernel, the v3 tunables absent"
 	else
@@ -701,7 +701,7 @@ assert d["tunables"]["trusted_uid_max"] is None, d["tunables"]  # a v3 kernel: a
 	run status
 	if printf '%s\n' "$out" | grep -q '^brute: *NOT active' &&
 		printf '%s\n' "$out" | grep -q '^  mode  *1 (detect and audit)$' &&
-		[ "$(printf '%s\n' "$out" | grep -c ' absent$')" = 4 ] &&
+		[ "$(printf '%s\n' "$out" | grep -c ' absent$')" = 5 ] &&
 		printf '%s\n' "$out" | grep -q '^  table_size  *absent$'; then
 		ok "status: not active, tunables of an older kernel absent"
 	else
@@ -800,7 +800,7 @@ d = json.load(sys.stdin)
 assert d["active"] is False and d["lsm"] == "lockdown,capability", d
 t = d["tunables"]
 assert t["mode"] == 1 and t["min_faults"] == 5 and t["ban_time_s"] is None, t
-assert len(t) == 17 and t["backstop_faults"] == 1000 and t["escalate_prefix_v6"] == 48, t
+assert len(t) == 18 and t["backstop_faults"] == 1000 and t["escalate_prefix_v6"] == 48, t
 assert "enabled" in d["audit"] or "error" in d["audit"], d
 assert d["protected"] is False and d["not_protected_because"].startswith("Brute is not active"), d
 r = d["reportd"]

@@ -46,6 +46,7 @@ fresh_tree_v4() {
 	: >"$sec/brute/trusted"
 	chmod 600 "$sec/brute/trusted"
 	echo 999 >"$sysctl/trusted_uid_max"
+	echo 10 >"$sysctl/backstop_hold_s"
 	echo "hierarchies=41 targets=3 bans=1 peers=4 peer_bans=2 trusted=3 records_dropped=7" >"$sec/brute/stats"
 }
 
@@ -615,7 +616,8 @@ fresh_tree_v4
 run status
 if printf '%s\n' "$out" | grep -q '^  trusted_uid_max  *999$' &&
 	printf '%s\n' "$out" | grep -qx 'trusted: 3 declared peers (brutectl trust list); local uids 1-999 are relays (trusted_uid_max)' &&
-	[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 17 ]; then
+	printf '%s\n' "$out" | grep -q '^  backstop_hold_s  *10$' &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  [a-z0-9_]*  *[0-9]')" = 18 ]; then
 	ok "status: trusted_uid_max and the trusted list's size"
 else
 	not_ok "status: trusted_uid_max and the trusted list's size" "exit $rc" "$out" "$errout"
@@ -624,7 +626,8 @@ run status --json
 if printf '%s' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["tunables"]["trusted_uid_max"] == 999 and len(d["tunables"]) == 17, d["tunables"]
+assert d["tunables"]["trusted_uid_max"] == 999 and len(d["tunables"]) == 18, d["tunables"]
+assert d["tunables"]["backstop_hold_s"] == 10, d["tunables"]
 assert d["stats"]["trusted"] == 3, d["stats"]' 2>"$tmp/py"; then
 	ok "status --json: trusted_uid_max, stats' trusted"
 else
