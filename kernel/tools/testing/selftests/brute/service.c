@@ -298,6 +298,7 @@ static volatile sig_atomic_t reload;
 
 static void on_hup(int sig)
 {
+	(void)sig;
 	reload = 1;
 }
 
@@ -402,12 +403,13 @@ int main(int argc, char **argv)
 		fd = atoi(inherited);
 		unsetenv("BRUTE_SERVICE_FD");
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
-	} else if (!strcmp(argv[optind], "tcp"))
+	} else if (!strcmp(argv[optind], "tcp")) {
 		fd = listen_tcp(argv[optind + 1]);
-	else if (!strcmp(argv[optind], "unix"))
+	} else if (!strcmp(argv[optind], "unix")) {
 		fd = listen_unix(argv[optind + 1]);
-	else
+	} else {
 		return 2;
+	}
 	if (pidfile && !inherited) {
 		FILE *f = fopen(pidfile, "w");
 
