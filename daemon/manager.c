@@ -6,6 +6,7 @@
 #include "manager.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -157,6 +158,7 @@ static int on_reply(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error
 		req_done(q, r < 0 ? r : 0, r < 0 ? "unreadable ActiveState" : v);
 		return 0;
 	case MANAGER_RESET_FAILED:
+	case MANAGER_KILL:
 		req_done(q, 0, "");
 		return 0;
 	case MANAGER_START:
@@ -345,6 +347,10 @@ int manager_request(struct manager *m, enum manager_op op, const char *unit,
 	case MANAGER_RESET_FAILED:
 		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "ResetFailedUnit",
 					     on_reply, q, "s", unit);
+		break;
+	case MANAGER_KILL:
+		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "KillUnit",
+					     on_reply, q, "ssi", unit, "all", (int32_t)SIGKILL);
 		break;
 	case MANAGER_START:
 	case MANAGER_TRY_RESTART:

@@ -33,6 +33,7 @@ enum manager_op {
 	MANAGER_START,		/* StartUnit "replace", then the job's result */
 	MANAGER_TRY_RESTART,	/* TryRestartUnit "replace" (only if it runs), then the job's result */
 	MANAGER_RELOAD,		/* ReloadUnit "replace", then the job's result */
+	MANAGER_KILL,		/* KillUnit "all" SIGKILL: no job, value "" */
 };
 
 /*

@@ -55,6 +55,7 @@ struct svc {
 	uint64_t last_action_ms;	/* the last start or restart asked (0: none) */
 	uint64_t used_ms;		/* last request: the least recently used idle one goes */
 	unsigned rechecks;
+	bool held;			/* a fast mitigation=restart: the kernel holds its master */
 	enum kind again;		/* a request that came while busy (0: none) */
 	char reason[384];
 	struct svc *next;
@@ -187,6 +188,8 @@ static void finish(struct restart *r, struct svc *s, uint64_t now_ms)
 	s->state = S_IDLE;
 	s->again = 0;
 	s->rechecks = 0;
+	if (!again)
+		s->held = false;
 	if (again)
 		schedule(s, again, now_ms, again == KIND_ENSURE ? RESTART_FIRST_LOOK_MS : 0);
 }
@@ -209,7 +212,8 @@ static void ask(struct restart *r, struct svc *s, enum manager_op op)
 	if (e < 0)
 		fail(r, s, op == MANAGER_TRY_RESTART ? "restart" : op == MANAGER_STATE ?
 		     "read the state of" : op == MANAGER_RESET_FAILED ? "reset" :
-		     op == MANAGER_RELOAD ? "reload" : "start", strerror(-e));
+		     op == MANAGER_RELOAD ? "reload" : op == MANAGER_KILL ? "kill" : "start",
+		     strerror(-e));
 }
 
 static bool running(const char *state)
@@ -239,6 +243,10 @@ static void on_result(void *userdata, int error, const char *value)
 			log_notice("reloading %s for a fresh layout and canary, its sockets kept open (its reload executes it again: backstop_reload) (%s)",
 				   s->unit, s->reason);
 			ask(r, s, MANAGER_RELOAD);
+		} else if (s->kind == KIND_RESTART && running(value) && s->held) {
+			log_notice("killing %s, which Brute's backstop holds for a restart: its reload would keep its layout (not in backstop_reload), and a restart closes its sockets anyway; starting it again after (%s)",
+				   s->unit, s->reason);
+			ask(r, s, MANAGER_KILL);
 		} else if (s->kind == KIND_RESTART && running(value)) {
 			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
 			ask(r, s, MANAGER_TRY_RESTART);
@@ -284,6 +292,19 @@ static void on_result(void *userdata, int error, const char *value)
 			log_info("%s started again after Brute's backstop", s->unit);
 			finish(r, s, now);
 		}
+		return;
+	case MANAGER_KILL:
+		if (error < 0) {
+			log_warning("killing %s: %s; restarting it instead", s->unit, value);
+			ask(r, s, MANAGER_TRY_RESTART);
+			return;
+		}
+		/* then as after the kernel's kill: it must come back */
+		s->held = false;
+		s->kind = KIND_ENSURE;
+		s->state = S_WAITING;
+		s->due_ms = now + RESTART_FIRST_LOOK_MS;
+		s->grace_end_ms = now + RESTART_GRACE_MS;
 		return;
 	case MANAGER_RELOAD:
 		if (error < 0 || strcmp(value, "done")) {
@@ -367,6 +388,8 @@ void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms)
 		return;
 	}
 	s->used_ms = now_ms;
+	if (kind == KIND_RESTART && speed && !strcmp(speed, "fast"))
+		s->held = true;
 	if (s->state == S_BUSY) {
 		if (s->again != KIND_ENSURE)
 			s->again = kind;

@@ -5,7 +5,15 @@
  *
  *   ACTION restart (v4: the service crossed backstop_faults slowly; nothing
  *     was killed): restart its unit (TryRestartUnit), so that it runs again
- *     with a fresh layout and canary;
+ *     with a fresh layout and canary, or reload it (backstop_reload);
+ *   ACTION restart with SPEED fast (the kernel's backstop_hold_s: the
+ *     workers were killed, the master is held, its sockets open, forking
+ *     nothing): reload a unit of backstop_reload, whose reload executes its
+ *     master again; any other unit's stop would keep it waiting for the
+ *     hold (a master that cannot fork may not stop in time), and its
+ *     restart closes its sockets anyway: its processes are killed
+ *     (KillUnit, SIGKILL: what the kernel does without a hold), and it is
+ *     made sure to run again, as after a kill;
  *   ACTION kill (the kernel killed the service at once): RESTART_FIRST_LOOK_MS
  *     later, if the unit is failed or inactive (no Restart= of its own that
  *     brings it back: a unit waiting for its Restart= is "activating"),

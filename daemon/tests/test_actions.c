@@ -5,7 +5,8 @@
  * run on the test host, and restarting the host's units would not be a test
  * anyway.  The stand-in speaks sd-bus over a Unix socket, as systemd does on
  * /run/systemd/private: it answers org.freedesktop.DBus.Properties.Get
- * (ActiveState), ResetFailedUnit, StartUnit and TryRestartUnit, queues "jobs"
+ * (ActiveState), ResetFailedUnit, KillUnit, StartUnit, TryRestartUnit and
+ * ReloadUnit, queues "jobs"
  * and ends them with JobRemoved, and writes down every call.  The real
  * systemd is tested in the system guest (tests/system/36-reportd-backstop.sh,
  * 37-reportd-nft.sh).
@@ -44,7 +45,7 @@ struct fake {
 	/* state_after: the state once a job was queued for it (a failed restart: "failed") */
 	/* state_later: the state from the second Get on (an auto-restart that ends) */
 	struct { const char *unit, *state, *job_result, *state_after, *restart_result, *state_later,
-		 *reload_result; int error;
+		 *reload_result, *kill_state; int error;
 		 unsigned gets; } units[UNITS];
 	const char *default_result;	/* a job's result for other units */
 	uint32_t job;
@@ -105,6 +106,18 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	if (!strcmp(member, "ResetFailedUnit")) {
 		ck_assert_int_ge(sd_bus_message_read(m, "s", &unit), 0);
 		sb_printf(&F.calls, "ResetFailedUnit %s; ", unit);
+		ck_assert_int_ge(sd_bus_reply_method_return(m, ""), 0);
+		return 1;
+	}
+	if (!strcmp(member, "KillUnit")) {
+		const char *who;
+		int32_t sig;
+
+		ck_assert_int_ge(sd_bus_message_read(m, "ssi", &unit, &who, &sig), 0);
+		sb_printf(&F.calls, "KillUnit %s %s %d; ", unit, who, (int)sig);
+		i = unit_index(unit);
+		if (i >= 0 && F.units[i].kill_state)
+			F.units[i].state = F.units[i].kill_state;
 		ck_assert_int_ge(sd_bus_reply_method_return(m, ""), 0);
 		return 1;
 	}
@@ -229,12 +242,14 @@ static void pump(struct actions *a, int ms, bool (*done)(struct actions *))
 	}
 }
 
-static void backstop(struct entry *e, const char *action, const char *cgroup, const char *id)
+/* A backstop attack entry; a restart is asked for slowly (an ordinary bug), but by act_held(). */
+static void backstop(struct entry *e, const char *action, const char *cgroup, const char *id,
+		     const char *speed)
 {
 	entry_init(e, ENTRY_ATTACK, LOG_ALERT, now_realtime_usec());
 	entry_add(e, "HIERARCHY", "4297000001");
 	entry_add(e, "ATTACK_TYPE", "backstop");
-	entry_add(e, "SPEED", "fast");
+	entry_add(e, "SPEED", speed ? speed : !strcmp(action, "restart") ? "slow" : "fast");
 	entry_add_u64(e, "FAULTS", 32);
 	entry_add(e, "ACTION", action);
 	if (cgroup)
@@ -246,7 +261,17 @@ static void act(struct actions *a, const char *action, const char *cgroup, const
 {
 	struct entry e;
 
-	backstop(&e, action, cgroup, id);
+	backstop(&e, action, cgroup, id, NULL);
+	actions_entry(a, &e);
+	entry_free(&e);
+}
+
+/* Crashes that came fast, with the kernel's backstop_hold_s: its master held for a restart. */
+static void act_held(struct actions *a, const char *cgroup, const char *id)
+{
+	struct entry e;
+
+	backstop(&e, "restart", cgroup, id, "fast");
 	actions_entry(a, &e);
 	entry_free(&e);
 }
@@ -470,6 +495,63 @@ START_TEST(test_backstop_reload)
 		      strstr(log, "reloading ssh.service: failed; restarting it instead") &&
 		      strstr(log, "restarting nginx.service for a fresh layout and canary") &&
 		      strstr(log, "apache2.service is active again by itself after Brute's backstop asked for its restart"),
+		      "%s", log);
+	free(log);
+	actions_free(a);
+	fake_stop();
+}
+END_TEST
+
+/*
+ * A fast backstop with the kernel's hold (speed=fast mitigation=restart): a
+ * unit of backstop_reload is reloaded (its master executes itself, the hold
+ * ends); any other is killed, not restarted (a held master may not stop in
+ * time, and a restart closes its sockets anyway), then made sure to run as
+ * after the kernel's kill: started when failed, left alone when its
+ * Restart= brought it back.
+ */
+START_TEST(test_backstop_held)
+{
+	struct actions *a;
+	char *log;
+
+	fake_start();
+	F.units[0].unit = "php8.2-fpm.service";
+	F.units[0].state = "active";
+	F.units[1].unit = "apache2.service";	/* Restart=on-abort brings it back */
+	F.units[1].state = "active";
+	F.units[1].kill_state = "activating";
+	F.units[1].state_later = "active";
+	F.units[2].unit = "nginx.service";	/* no Restart=: failed after the kill */
+	F.units[2].state = "active";
+	F.units[2].kill_state = "failed";
+	a = actions_new(F.dir, F.address);
+	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
+	ck_assert_int_eq(actions_set_reload(a, "php*-fpm.service"), 0);
+	log_set_max_level(LOG_INFO);
+	stderr_capture_begin();
+	act_held(a, "/system.slice/php8.2-fpm.service", "6.000:1");
+	act_held(a, "/system.slice/apache2.service", "6.000:2");
+	act_held(a, "/system.slice/nginx.service", "6.000:3");
+	pump(a, RESTART_GRACE_MS + 2500, NULL);
+	log = stderr_capture_end();
+	ck_assert_msg(strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "KillUnit php8.2-fpm") &&
+		      strstr(sb_str(&F.calls), "KillUnit apache2.service all 9; ") &&
+		      !strstr(sb_str(&F.calls), "TryRestartUnit apache2") &&
+		      !strstr(sb_str(&F.calls), "StartUnit apache2") &&
+		      strstr(sb_str(&F.calls), "KillUnit nginx.service all 9; ") &&
+		      strstr(sb_str(&F.calls), "KillUnit nginx.service all 9; ") <
+		      strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "TryRestartUnit nginx"),
+		      "%s", sb_str(&F.calls));
+	ck_assert_uint_eq(stats(a).unit_restarts, 1);
+	ck_assert_uint_eq(stats(a).unit_starts, 1);
+	ck_assert_msg(strstr(log, "php8.2-fpm.service reloaded after Brute's backstop") &&
+		      strstr(log, "killing apache2.service, which Brute's backstop holds for a restart") &&
+		      strstr(log, "apache2.service is active again by itself after Brute's backstop asked for its restart") &&
+		      strstr(log, "nginx.service is failed after Brute's backstop asked for its restart") &&
+		      strstr(log, "nginx.service started again after Brute's backstop"),
 		      "%s", log);
 	free(log);
 	actions_free(a);
@@ -885,6 +967,7 @@ Suite *actions_suite(void)
 	tcase_add_test(tc, test_backstop_kill);
 	tcase_add_test(tc, test_backstop_restart);
 	tcase_add_test(tc, test_backstop_reload);
+	tcase_add_test(tc, test_backstop_held);
 	tcase_add_test(tc, test_backstop_rate_limit);
 	tcase_add_test(tc, test_backstop_no_systemd);
 	tcase_add_test(tc, test_peer_action);
