@@ -86,6 +86,13 @@ def main():
             f"{'sources':<22}{'peer/backstop/kills':>20}  {'peers banned':<28}"
             f"{'reported (rec/aus/jrn+unit/siem)':>34}")
     print(head)
+
+    def restarts_of(f):
+        # new main pids, and "+Nx": the same main process executed again (a reload)
+        r = f.get('watch_restarts', '-')
+        x = f.get('watch_reexecs', '0')
+        return r if x in ('0', '') else f"{r}+{x}x"
+
     for name, f in cases.items():
         rep = (f"{f.get('k_attacks', f.get('journal_attacks', '-'))}"
                f"/{f.get('ausearch_attacks', '-')}/{f.get('journal_attacks', '-')}"
@@ -93,7 +100,7 @@ def main():
         print(f"{name:<16}{benign_of(f):<44}{f.get('crashes', '-'):>8}"
               f"{f.get('crashes_per_addr_max', '-'):>6}"
               f"{f.get('addrs_banned', '-') + '/' + f.get('addrs', '-'):>8}"
-              f"{f.get('watch_cpr_max', '-'):>10}{f.get('watch_restarts', '-'):>9}  "
+              f"{f.get('watch_cpr_max', '-'):>10}{restarts_of(f):>9}  "
               f"{f.get('units', '-') + (' LIMIT' if f.get('start_limit_hits', '0') != '0' else ''):<30}"
               f"{f.get('k_crashes', '-'):>11}  {f.get('k_sources', '-') or '-':<22}"
               f"{f.get('k_attack_peer', '-') + '/' + f.get('k_attack_backstop', '-') + '/' + f.get('k_kills', '-'):>20}"

@@ -51,7 +51,8 @@
  *        any attacker saw) max_gap_ms (the longest time without an answer)
  *   role=attack name= sent crashes banned down other addrs addrs_banned
  *        crashes_per_addr_max first_ban_ms all_banned_ms stopped_ms (from the first crash)
- *   role=watch restarts (new main pids) down_ms (no main process) cpr_max cpr (crashes any
+ *   role=watch restarts (new main pids) reexecs (the same main pid, a new image: its code and
+ *        stack moved) down_ms (no main process) cpr_max cpr (crashes any
  *        attacker saw per execution of the main process, at most 40 listed)
  */
 #define _GNU_SOURCE
@@ -64,6 +65,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +105,7 @@ struct role {
 struct shared {
 	volatile int stop_attack, stop;
 	struct role benign[MAX_BENIGN], attack[MAX_ATTACK];
-	int nstarts;
+	int nstarts, nreexecs;
 	long long starts[MAX_STARTS];
 	long long down_ns;
 };
@@ -560,8 +562,44 @@ static void client(const struct spec *s, struct role *r, int attacker)
 	_exit(0);
 }
 
+/*
+ * The image @pid runs: where its code and its stack start (/proc/PID/stat's
+ * startcode and startstack, shown to root), which a new execution moves
+ * (ASLR).  False if unknown (gone, or between two images).
+ */
+static bool image_of(long pid, unsigned long long *code, unsigned long long *stack)
+{
+	char path[64], buf[2048], *p, *save = NULL;
+	size_t n;
+	FILE *f;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
+	if (!p)
+		return false;
+	*code = *stack = 0;
+	for (p = strtok_r(p + 1, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		field++;
+		if (field == 26)
+			*code = strtoull(p, NULL, 10);
+		else if (field == 28) {
+			*stack = strtoull(p, NULL, 10);
+			break;
+		}
+	}
+	return *code && *stack;
+}
+
 static void watch(const char *pidfile)
 {
+	unsigned long long last_code = 0, last_stack = 0;
 	long last = -1;
 	long long down_since = 0;
 
@@ -578,11 +616,27 @@ static void watch(const char *pidfile)
 		snprintf(proc, sizeof(proc), "/proc/%ld", pid);
 		if (pid > 0 && access(proc, F_OK))
 			pid = -1;
-		if (pid > 0 && pid != last) {
-			if (sh->nstarts < MAX_STARTS)
-				sh->starts[sh->nstarts] = now_ns();
-			sh->nstarts++;
-			last = pid;
+		if (pid > 0) {
+			unsigned long long code, stack;
+			bool known = image_of(pid, &code, &stack), fresh = pid != last;
+			/* the same main process, executed again (a reload that executes it) */
+			bool reexec = !fresh && known && last_code &&
+				      (code != last_code || stack != last_stack);
+
+			if (fresh || reexec) {
+				if (sh->nstarts < MAX_STARTS)
+					sh->starts[sh->nstarts] = now_ns();
+				sh->nstarts++;
+				if (reexec)
+					sh->nreexecs++;
+				last = pid;
+			}
+			if (known) {
+				last_code = code;
+				last_stack = stack;
+			} else if (fresh) {
+				last_code = last_stack = 0;
+			}
 		}
 		if (pid < 0 && !down_since)
 			down_since = now_ns();
@@ -812,9 +866,9 @@ int main(int argc, char **argv)
 				shown++;
 			}
 		}
-		printf("role=watch restarts=%d down_ms=%lld cpr_max=%ld cpr=%s\n",
-		       sh->nstarts > 0 ? sh->nstarts - 1 : 0, ms(sh->down_ns), cpr_max,
-		       used ? cpr : "-");
+		printf("role=watch restarts=%d reexecs=%d down_ms=%lld cpr_max=%ld cpr=%s\n",
+		       sh->nstarts > 0 ? sh->nstarts - 1 - sh->nreexecs : 0, sh->nreexecs,
+		       ms(sh->down_ns), cpr_max, used ? cpr : "-");
 	}
 	return 0;
 }
