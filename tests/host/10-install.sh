@@ -21,7 +21,8 @@ files=(usr/sbin/brute-reportd usr/lib/systemd/system/brute-reportd.service
 	usr/lib/systemd/catalog/brute-reportd.catalog usr/share/man/man8/brute-reportd.8
 	usr/share/man/man5/brute-reportd.conf.5 etc/brute/reportd.conf
 	etc/audit/plugins.d/brute-reportd.conf etc/audit/rules.d/70-brute.rules
-	usr/libexec/brute/brute-peer-nft usr/lib/systemd/system/brute-peer-nft@.service)
+	usr/libexec/brute/brute-peer-nft usr/lib/systemd/system/brute-peer-nft@.service
+	usr/lib/sysctl.d/brute-reportd.conf)
 # brutectl's (tools/brutectl): the unit that loads the trusted peers, and their file
 [ -f "$top/tools/brutectl/Makefile" ] && files+=(usr/sbin/brutectl usr/share/man/man8/brutectl.8
 	usr/lib/systemd/system/brute-trusted-peers.service etc/brute/trusted-peers.conf)

@@ -26,7 +26,7 @@ out=$(grep -v 'running with root privileges' "$rig/lintian.out")
 if [ "$rc" = 0 ] && [ -z "$out" ]; then ok "lintian clean (--pedantic --info)"; else not_ok "lintian clean (--pedantic --info)" "exit $rc" "$out"; fi
 
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort | xargs)
-want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-peer-nft@.service /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/libexec/brute/brute-peer-nft /usr/sbin/brute-reportd"
+want="/etc/audit/plugins.d/brute-reportd.conf /etc/audit/rules.d/70-brute.rules /etc/brute/70-brute.rules /etc/brute/reportd.conf /lib/systemd/system/brute-peer-nft@.service /lib/systemd/system/brute-reportd.service /usr/lib/systemd/catalog/brute-reportd.catalog /usr/lib/sysctl.d/brute-reportd.conf /usr/libexec/brute/brute-peer-nft /usr/sbin/brute-reportd"
 # brutectl (tools/brutectl) goes into the package when the tree has it, with the unit that
 # loads the trusted peers at boot and their file (a conffile)
 [ -f "$top/tools/brutectl/Makefile" ] && want="$want /usr/sbin/brutectl /etc/brute/trusted-peers.conf /lib/systemd/system/brute-trusted-peers.service"
@@ -97,3 +97,6 @@ if [ -f "$top/tools/brutectl/Makefile" ]; then
 fi
 same "the package's catalog is the tree's (indexed by systemd's trigger on /usr/lib/systemd/catalog)" "" \
 	"$(cmp "$top/systemd/brute-reportd.catalog" "$C/root/usr/lib/systemd/catalog/brute-reportd.catalog" 2>&1)"
+same "the package's sysctl.d file is the tree's (kernel.brute.backstop_hold_s, applied by postinst)" "" \
+	"$(cmp "$top/systemd/brute-reportd.sysctl" "$C/root/usr/lib/sysctl.d/brute-reportd.conf" 2>&1;
+	   grep -L 'systemd-sysctl brute-reportd.conf' "$C/root/DEBIAN/postinst")"

@@ -2724,6 +2724,43 @@ TEST_F(brute, v4_slow_backstop_restart)
 #define HOLD_ATTACKERS "10.100.1.2,10.100.2.2,10.100.3.2,10.100.4.2"
 
 /*
+ * The held tests' service on @spec, with backstop_faults 4 and
+ * backstop_hold_s @hold_s (executing itself again on SIGHUP if @reexec),
+ * crashed 4 times fast from addresses no ban reaches: its backstop.
+ */
+static struct run hold_attacked(struct __test_metadata *_metadata,
+				const char *hold_s, const char *spec,
+				bool reexec)
+{
+	struct outcome out;
+	struct run srv;
+
+	EXPECT_EQ(0, sysctl_write("backstop_faults", "4"));
+	EXPECT_EQ(0, sysctl_write("backstop_hold_s", hold_s));
+	if (reexec)
+		srv = service(ARGV((char *)path_of("service"), "-R", "-n",
+				   SRV_NETNS, "tcp", (char *)spec));
+	else
+		srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS,
+				   "tcp", (char *)spec));
+	if (srv.pid <= 0)
+		return srv;
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  HOLD_ATTACKERS, "-c", "4", "-r", "crash", "tcp",
+			  (char *)spec));
+	EXPECT_EQ(4, out.crashed);
+	return srv;
+}
+
+/* The requests of a client that is not attacking @spec answered. */
+static long hold_answered(const char *spec, const char *count)
+{
+	return client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			   "10.100.5.2", "-c", (char *)count, "tcp",
+			   (char *)spec)).answered;
+}
+
+/*
  * Crashes that come fast from addresses no ban reaches, with
  * backstop_hold_s set: the backstop kills the workers but holds the master
  * (its listening socket stays open); it forks nothing, so no request is
@@ -2732,34 +2769,24 @@ TEST_F(brute, v4_slow_backstop_restart)
  */
 TEST_F(brute, v4_fast_backstop_hold_reload)
 {
+	const char *spec = "10.199.0.1:7813";
 	struct outcome out;
 	struct run srv;
 	int status;
 
 	NEED_NET();
-	ASSERT_EQ(0, sysctl_write("backstop_faults", "4"));
-	ASSERT_EQ(0, sysctl_write("backstop_hold_s", "60"));
-	srv = service(ARGV((char *)path_of("service"), "-R", "-n", SRV_NETNS,
-			   "tcp", "10.199.0.1:7813"));
+	srv = hold_attacked(_metadata, "60", spec, true);
 	ASSERT_GT(srv.pid, 0);
-	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
-			  HOLD_ATTACKERS, "-c", "4", "-r", "crash", "tcp",
-			  "10.199.0.1:7813"));
-	EXPECT_EQ(4, out.crashed);
 	usleep(200000);
 	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
-	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
-			  "10.100.5.2", "-c", "2", "tcp", "10.199.0.1:7813"));
-	EXPECT_EQ(0, out.answered);
+	EXPECT_EQ(0, hold_answered(spec, "2"));
 	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
 	ASSERT_EQ(0, kill(srv.pid, SIGHUP));
 	usleep(300000);
-	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
-			  "10.100.5.2", "-c", "2", "tcp", "10.199.0.1:7813"));
-	EXPECT_EQ(2, out.answered);
+	EXPECT_EQ(2, hold_answered(spec, "2"));
 	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
 			  HOLD_ATTACKERS, "-c", "3", "-r", "crash", "tcp",
-			  "10.199.0.1:7813"));
+			  (char *)spec));
 	EXPECT_EQ(3, out.crashed);
 	EXPECT_EQ(0, service_end(&srv));
 }
@@ -2770,25 +2797,16 @@ TEST_F(brute, v4_fast_backstop_hold_reload)
  */
 TEST_F(brute, v4_fast_backstop_hold_expires)
 {
-	struct outcome out;
+	const char *spec = "10.199.0.1:7814";
 	struct run srv;
 	int status;
 
 	NEED_NET();
-	ASSERT_EQ(0, sysctl_write("backstop_faults", "4"));
-	ASSERT_EQ(0, sysctl_write("backstop_hold_s", "1"));
-	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
-			   "10.199.0.1:7814"));
+	srv = hold_attacked(_metadata, "1", spec, false);
 	ASSERT_GT(srv.pid, 0);
-	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
-			  HOLD_ATTACKERS, "-c", "4", "-r", "crash", "tcp",
-			  "10.199.0.1:7814"));
-	EXPECT_EQ(4, out.crashed);
 	usleep(1200000);
 	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
-	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
-			  "10.100.5.2", "-c", "1", "tcp", "10.199.0.1:7814"));
-	EXPECT_EQ(0, out.answered);
+	EXPECT_EQ(0, hold_answered(spec, "1"));
 	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
 }
 
