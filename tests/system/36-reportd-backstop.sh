@@ -113,6 +113,34 @@ else
 fi
 t "hold done"
 
+# --- 4. the same hold, a unit whose reload keeps its image and that has no Restart= -------------
+# (Debian's nginx.service): brute-reportd kills what the kernel holds (KillUnit, SIGKILL: a stop
+# could wait for a master that cannot fork) and starts the unit again: a new main process.
+S=brute-bs3.service
+if [ ! -e $B/backstop_hold_s ]; then
+	ok "# SKIP backstop_hold_s: the kernel has none"
+elif pid=$(up $S); then
+	echo 10 >$B/backstop_hold_s
+	l=$(($(wc -l <$AUDIT_LOG) + 1))
+	out=$($st/client -t 3000 -c 4 -r crash unix /run/brute-bs3.sock)
+	a=$(attack_of "$l" "$pid")
+	if [ -n "$a" ] && echo "$a" | grep -q ' speed=fast .* mitigation=restart ' &&
+		wait_for 20 back $S "$pid" && said "killing $S, which Brute's backstop holds for a restart" &&
+		said "$S started again after Brute's backstop"; then
+		ok "held $S, not in backstop_reload and without Restart=: killed by brute-reportd and started again (main pid $pid -> $(mainpid $S), $out)"
+	else
+		bad "held $S killed by brute-reportd and started again" "client: $out" "attack: $a" \
+			"state: $(state $S), main pid $(mainpid $S) (was $pid)" "$(dlog | tail -n 5)"
+	fi
+	out=$($st/client -c 1 unix /run/brute-bs3.sock)
+	[ "$out" = "answered 1 crashed 0 refused 0" ] && ok "$S serves again ($out)" ||
+		bad "$S serves again" "client: $out"
+	echo 0 >$B/backstop_hold_s
+else
+	bad "$S started" "$(systemctl status --no-pager $S 2>&1 | tail -n 8)"
+fi
+t "hold of a unit that does not reload done"
+
 # --- clean up for later scripts ---------------------------------------------------------------
 cleanup
 restore_tunables
