@@ -6,7 +6,7 @@
 # never banned, proxies seen through or answering for what they mixed, one share of the peer
 # table per user, bans that survive a prefix change and a service restart, bans enforced in
 # mode 2 only, root never an exec attacker, a slow backstop that asks for a restart, a fast
-# backstop that holds the master for a restart.
+# backstop that holds the master for a restart (in mode 2 only).
 # Then the audit trail those cases leave, found with ausearch.
 . "$RIG/tap.sh"
 
@@ -76,9 +76,12 @@ has "slow backstop: the next crash kills" $ATTACK ' attack=backstop .*mitigation
 # The fast backstop with a hold: the workers killed, the master held for a restart, killed at its
 # first fork once the hold is over.
 has "fast backstop held: mitigation=restart, speed=fast" \
-	$ATTACK ' attack=backstop .*speed=fast .*mitigation=restart ' 2
+	$ATTACK ' attack=backstop .*speed=fast .*mitigation=restart ' 3
 has "fast backstop held: killed at a fork once the hold was over" \
 	$ATTACK ' attack=backstop .*speed=fast faults=0 .*mitigation=kill ' 1
+# A hold is a mitigation: in mode 1 the fast backstop only reports.
+has "fast backstop in mode 1: reported, nothing held" \
+	$ATTACK ' attack=backstop .*speed=fast .*brute_mode=1 mitigation=audit ' 1
 # The trusted list's changes are configuration changes.
 has "the trusted list's changes recorded" $CONF ' tunable=trusted op=update added=1 removed=0 entries=1 '
 exit 0

@@ -2810,4 +2810,40 @@ TEST_F(brute, v4_fast_backstop_hold_expires)
 	EXPECT_EQ(SIGKILL, service_end_after(&srv, 5000));
 }
 
+/*
+ * A hold is a mitigation: mode=1 (report only) and mode=0 start none, and
+ * a hold started in mode=2 refuses no fork while the mode is 1 or 0; it
+ * refuses again once the mode is 2 and the hold not over.
+ */
+TEST_F(brute, v4_fast_backstop_hold_modes)
+{
+	const char *spec_audit = "10.199.0.1:7815";
+	const char *spec = "10.199.0.1:7816";
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("mode", "1"));
+	srv = hold_attacked(_metadata, "60", spec_audit, false);
+	ASSERT_GT(srv.pid, 0);
+	usleep(200000);
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	EXPECT_EQ(2, hold_answered(spec_audit, "2"));
+	EXPECT_EQ(0, service_end(&srv));
+
+	ASSERT_EQ(0, sysctl_write("mode", "2"));
+	srv = hold_attacked(_metadata, "60", spec, false);
+	ASSERT_GT(srv.pid, 0);
+	usleep(200000);
+	EXPECT_EQ(0, hold_answered(spec, "1"));
+	ASSERT_EQ(0, sysctl_write("mode", "1"));
+	EXPECT_EQ(2, hold_answered(spec, "2"));
+	ASSERT_EQ(0, sysctl_write("mode", "0"));
+	EXPECT_EQ(2, hold_answered(spec, "2"));
+	ASSERT_EQ(0, sysctl_write("mode", "2"));
+	EXPECT_EQ(0, hold_answered(spec, "1"));
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
 TEST_HARNESS_MAIN
