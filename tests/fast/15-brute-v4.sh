@@ -73,12 +73,12 @@ has "MPTCP: the client's address banned at the listener's endpoint" \
 has "slow backstop: mitigation=restart, with the service's cgroup" \
 	$ATTACK ' attack=backstop .*speed=slow .*mitigation=restart .* cgroup='
 has "slow backstop: the next crash kills" $ATTACK ' attack=backstop .*mitigation=kill .* cgroup='
-# The fast backstop with a hold: the workers killed, the master held for a restart, killed at its
-# first fork once the hold is over.
+# The fast backstop with a hold: the workers killed, the master held for a restart, killed once
+# the hold is over.
 has "fast backstop held: mitigation=restart, speed=fast" \
 	$ATTACK ' attack=backstop .*speed=fast .*mitigation=restart ' 3
-has "fast backstop held: killed at a fork once the hold was over" \
-	$ATTACK ' attack=backstop .*speed=fast faults=0 .*mitigation=kill ' 1
+has "fast backstop held: killed once the hold was over" \
+	$ATTACK ' attack=backstop .*speed=fast faults=0 .*mitigation=kill .* comm="service" ' 1
 # A hold is a mitigation: in mode 1 the fast backstop only reports.
 has "fast backstop in mode 1: reported, nothing held" \
 	$ATTACK ' attack=backstop .*speed=fast .*brute_mode=1 mitigation=audit ' 1

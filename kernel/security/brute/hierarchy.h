@@ -124,8 +124,9 @@ struct brute_hierarchy {
 	 * backstop_hold_s was set: the processes forked inside the hierarchy
 	 * were killed, its first ones (what the service listens with) are
 	 * held for a restart until this time (ktime_get_ns()), 0 if never.
-	 * Set once under @lock, read without it: while it is set, a fork of
-	 * the hierarchy is refused, and once it has passed, killed.
+	 * Set and cleared under @lock (hold.c), read without it: while it is
+	 * set, a fork of the hierarchy is refused; once it has passed, the
+	 * hold's timer or the next fork kills the hierarchy.
 	 */
 	u64 held_until;
 	/** @flags: Atomic bits, enum brute_hierarchy_flag. */

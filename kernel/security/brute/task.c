@@ -22,7 +22,7 @@
  * and canary); with backstop_hold_s set, they kill the processes it forked
  * and hold its first ones, which hold the service's listening sockets:
  * they fork nothing until they execute a new image (brute-reportd reloads
- * or restarts the unit), and are killed at a fork once the hold is over.
+ * or restarts the unit), and are killed once the hold is over (hold.c).
  * Crashes that came slowly (an ordinary bug) ask for a restart of the
  * service (brute-reportd restarts its unit) and kill it at its next crash
  * only if it still runs.
@@ -47,45 +47,13 @@
 #include "audit.h"
 #include "common.h"
 #include "hierarchy.h"
+#include "hold.h"
 #include "mitigate.h"
 #include "peer.h"
 #include "setup.h"
 #include "sysctl.h"
 #include "target.h"
 #include "task.h"
-
-/*
- * A fork of a hierarchy the backstop holds for a restart: refused, so that
- * no new process runs its layout; once the hold is over and nothing
- * executed a new image, the hierarchy is killed, the caller with it (the
- * kernel's kill, as without a hold, only later).
- */
-static noinline bool brute_hold_refuses(struct brute_hierarchy *hierarchy)
-{
-	struct brute_crash_info info = {
-		.hierarchy = hierarchy,
-		.origin = hierarchy,
-		.attack = "backstop",
-		.source = "unknown",
-	};
-	const enum brute_mode mode = brute_mode();
-	struct brute_params params;
-
-	if (mode != BRUTE_MODE_KILL)
-		return false;
-	if (ktime_get_ns() < READ_ONCE(hierarchy->held_until))
-		return true;
-	brute_params_get(&params);
-	spin_lock(&hierarchy->lock);
-	info.stats = hierarchy->stats;
-	spin_unlock(&hierarchy->lock);
-	pr_warn_ratelimited("brute force backstop on hierarchy %llu: held %us for a restart that did not come, killed\n",
-			    hierarchy->id, params.backstop_hold_s);
-	brute_audit_attack(&info, BRUTE_VERDICT_FAST, &params, mode, "kill");
-	brute_kill_hierarchy(hierarchy, NULL);
-	send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
-	return true;
-}
 
 /*
  * A fork, a vfork or a new thread shares the memory image of its parent: it
@@ -243,7 +211,7 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		hierarchy->detected = false;
 		hierarchy->restart = false;
 		/* A new image: no longer held for a restart. */
-		WRITE_ONCE(hierarchy->held_until, 0);
+		brute_hold_end(hierarchy);
 		hierarchy->owner = spare->owner;
 		hierarchy->principal = spare->principal;
 		hierarchy->gain = spare->gain;
@@ -316,6 +284,7 @@ static int hook_task_fix_setgid(struct cred *const new,
  *             still runs: this crash kills it.
  * @held: The hierarchy is held for a restart (fast backstop verdict, now
  *        or before): a kill spares its first processes.
+ * @hold_until: A hold started by this crash ends then (0: none started).
  * @user: The image is its user's own privileged image, serving nobody:
  *         the user answers for its crashes.
  * @input: Who answers for its input.
@@ -329,6 +298,7 @@ struct brute_crash {
 	bool restarted;
 	bool held;
 	bool user;
+	u64 hold_until;
 	struct brute_input_result input;
 	struct brute_peer_charge peer;
 };
@@ -358,6 +328,7 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 	crash->quiet = hierarchy->detected;
 	crash->rekill = false;
 	crash->restarted = false;
+	crash->hold_until = 0;
 	crash->verdict = BRUTE_VERDICT_NONE;
 	if (crash->user)
 		crash->verdict = brute_verdict(&hierarchy->stats, params);
@@ -371,11 +342,10 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 				     crash->verdict == BRUTE_VERDICT_SLOW &&
 				     mode == BRUTE_MODE_KILL;
 		if (!crash->user && crash->verdict == BRUTE_VERDICT_FAST &&
-		    mode == BRUTE_MODE_KILL && params->backstop_hold_s &&
-		    !hierarchy->held_until)
-			WRITE_ONCE(hierarchy->held_until,
-				   now + (u64)params->backstop_hold_s *
-					 NSEC_PER_SEC);
+		    mode == BRUTE_MODE_KILL && params->backstop_hold_s)
+			crash->hold_until =
+				brute_hold_start(hierarchy, now,
+						 params->backstop_hold_s);
 		brute_stats_reset(&hierarchy->stats, now);
 	} else if (hierarchy->detected && mode == BRUTE_MODE_KILL) {
 		crash->rekill = true;
@@ -660,6 +630,9 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	     crash->input.how == BRUTE_INPUT_HOW_RELAYED))
 		crash->input.how = BRUTE_INPUT_HOW_AMBIGUOUS;
 	brute_charge(hierarchy, crash, now, &params, mode);
+	if (crash->hold_until)
+		brute_hold_arm(hierarchy, crash->hold_until,
+			       params.backstop_hold_s);
 	brute_charge_input(crash, now, boundaries, &params, mode);
 
 	if (!crash->quiet)
