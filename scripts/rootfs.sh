@@ -20,7 +20,7 @@ flock 6
 audit=$("$top/scripts/audit-pkgs.sh" | tail -n 1)
 # (The script's content, not its path: the key is the same however the script is called.)
 svcetc=$top/tests/services/etc
-key=$( (sha256sum <"$0"; cat "$svcetc/brute-fault.conf" "$svcetc/brute-svc-lb.service"
+key=$( (sha256sum <"$0"; cat "$svcetc/brute-fault.conf" "$svcetc/brute-svc-lb.service" "$svcetc/brute-svc-lbha.service"
 	echo "$audit") | sha256sum | cut -d' ' -f1)
 if [ -f "$img" ] && [ "$(cat "$img.key" 2>/dev/null)" = "$key" ]; then
 	echo "$img"
@@ -62,7 +62,7 @@ rm -rf "$dir/tmp/audit-debs"
 # unit the packages enable is disabled below, so that the other system tests boot and run as
 # before: nothing of these listens or runs unless a test starts it. No policy-rc.d is needed:
 # with no systemd running in the chroot, the maintainer scripts enable units but start none.
-services="nginx php8.2-fpm apache2 openssh-server postfix dovecot-core dovecot-imapd dovecot-lmtpd"
+services="nginx php8.2-fpm apache2 openssh-server postfix dovecot-core dovecot-imapd dovecot-lmtpd haproxy"
 log "installing the services: $services"
 start=$(date +%s)
 wants_before=$(cd "$dir/etc/systemd/system" && find . -type l | sort)
@@ -86,12 +86,12 @@ done
 # What tests/services/services.sh expects of the image (the rest of its configuration it copies
 # at test time, without a daemon-reload, which takes 10-40 s under TCG): the units' drop-ins
 # that load the preload library once a test writes the unit's environment file (inert until
-# then), the load balancer's unit, the site's and the mail's users, Apache's prefork MPM.
+# then), the load balancers' units (nginx, HAProxy), the site's and the mail's users, Apache's prefork MPM.
 for u in nginx php8.2-fpm apache2 ssh postfix@ dovecot; do
 	mkdir -p "$dir/etc/systemd/system/$u.service.d"
 	install -m 644 "$svcetc/brute-fault.conf" "$dir/etc/systemd/system/$u.service.d/"
 done
-install -m 644 "$svcetc/brute-svc-lb.service" "$dir/etc/systemd/system/"
+install -m 644 "$svcetc/brute-svc-lb.service" "$svcetc/brute-svc-lbha.service" "$dir/etc/systemd/system/"
 chroot "$dir" sh -c 'useradd -r -U -d /var/www/app -s /usr/sbin/nologin webapp &&
 	useradd -m -u 2001 -U alice && useradd -m -u 2002 -U bob &&
 	a2dismod -q mpm_event && a2enmod -q mpm_prefork' >>"$rig/debootstrap.log" 2>&1 ||

@@ -40,7 +40,7 @@ LBNS=/run/netns/svc-lb
 SRV=10.80.0.1 BENIGN=10.81.0.2 ATTACKER=10.82.0.2 BOTNET='10.90.{0-255}.2'
 LB_FRONT=10.78.0.1 LB_BACK=10.79.0.2 HEALTH=10.79.0.3 SRV_LB=10.79.0.1
 LOCAL_ATTACKER=4243 LOCAL_BENIGN=4244
-SVC_UNITS="nginx php8.2-fpm apache2 ssh postfix dovecot brute-svc-lb"
+SVC_UNITS="nginx php8.2-fpm apache2 ssh postfix dovecot brute-svc-lb brute-svc-lbha"
 MID_ATTACK=72daa15b2f794fafa7bedff6fcaee907
 MID_PEER_BAN=79ecec051cb34c3a91486f64fd349085
 svc_full=
@@ -112,7 +112,8 @@ svc_configure() {
 	install -m 644 "$SVC/etc/nginx-site.conf" /etc/nginx/sites-enabled/brute-svc &&
 		install -m 644 "$SVC/etc/php-app-pool.conf" /etc/php/8.2/fpm/pool.d/app.conf || return 1
 	mkdir -p /etc/brute-svc &&
-		install -m 644 "$SVC/etc/lb-nginx.conf" /etc/brute-svc/lb-nginx.conf || return 1
+		install -m 644 "$SVC/etc/lb-nginx.conf" /etc/brute-svc/lb-nginx.conf &&
+		install -m 644 "$SVC/etc/lb-haproxy.cfg" /etc/brute-svc/lb-haproxy.cfg || return 1
 	svc_log "configure: dovecot, postfix"
 	sed -i 's/^!include auth-system.conf.ext/#&/' /etc/dovecot/conf.d/10-auth.conf &&
 		install -m 644 "$SVC/etc/dovecot.conf" /etc/dovecot/conf.d/99-brute-svc.conf &&
@@ -241,6 +242,7 @@ svc_ready() {
 		postfix) wait_for 60 svc_listens 25 ;;
 		dovecot) wait_for 60 svc_listens 143 ;;
 		brute-svc-lb) wait_for 60 sh -c "ip netns exec svc-lb ss -Htln 'sport = :80' | grep -q ." ;;
+		brute-svc-lbha) wait_for 60 sh -c "ip netns exec svc-lb ss -Htln 'sport = :81' | grep -q ." ;;
 		esac || return 1
 	done
 }
@@ -280,12 +282,12 @@ svc_unitname() { [ "$1" = postfix ] && echo postfix@-.service || echo "$1.servic
 #         relay the request to PHP-FPM: v4 charges the origin, input=relayed), hidden (behind
 #         a trusted load balancer or a relay whose input cannot be attributed: the backstop
 #         bounds it), local (a local user), bug (no attacker: an ordinary bug, slowly)
-#   pct:  the benign share each benign client must get
+#   pct:  the benign share each benign client must get (pct_NAME: client NAME's, if set)
 #   relays: peers that must never be banned (proxies, load balancer, health checker)
 #   execs: the crashing process executes itself per connection (its name): each one is its own
 #          randomization, counted by the kernel's faults= only
 svc_define() {
-	units= bug= kind= pct=99 relays= trusted= tun= benign= attack= name=$1 who=$ATTACKER/32 execs=
+	units= bug= kind= pct=99 pct_health= relays= trusted= tun= benign= attack= name=$1 who=$ATTACKER/32 execs=
 	need=12 # make check: the attack goes on until the attacker saw this many crashes (svcbench -n)
 	dur=$SVC_D
 	cli="ns=$CLI,src=$BENIGN"
@@ -341,6 +343,25 @@ svc_define() {
 		if [ $1 = lb-botnet ]; then
 			dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$LB_FRONT:80,path=/ok.txt?BRUTEFAULT-APACHE"
+		fi
+		;;
+	haproxy-one | haproxy-botnet)
+		# The same behind HAProxy, whose default retries a connection Apache refused
+		# (3 times, a second apart): a restart of Apache no longer costs the requests
+		# that came while it was down, only those it held when it was killed.
+		# Asserted: issue 30's 90 % behind it; the health checker, which reaches Apache
+		# directly and retries nothing, sees the restarts as lb-one's clients do.
+		# need=36: past the backstop (requests through HAProxy are slower: 30 crashes in
+		# make check's 10 s, short of it).
+		units="apache2 brute-svc-lbha" kind=hidden pct=90 pct_health=50 trusted=$LB_BACK/32
+		need=36
+		relays="$LB_BACK/32 $HEALTH/32"
+		benign="-b name=benign,$cli,to=$LB_FRONT:81,path=/ok.txt"
+		benign="$benign -b name=health,ns=$LBNS,src=$HEALTH,to=$SRV_LB:80,path=/ok.txt,every=200"
+		attack="-a ns=$CLI,src=$ATTACKER,to=$LB_FRONT:81,path=/ok.txt?BRUTEFAULT-APACHE"
+		if [ $1 = haproxy-botnet ]; then
+			dur=$((SVC_D * 3 / 2)) need=36
+			attack="-a ns=$CLI,src=$BOTNET,to=$LB_FRONT:81,path=/ok.txt?BRUTEFAULT-APACHE"
 		fi
 		;;
 	apache-loopback)
@@ -446,7 +467,7 @@ svc_case() {
 	rm -f /run/brute-fault/*.env
 	for u in $units; do
 		case $u in
-		brute-svc-lb) ;;
+		brute-svc-lb | brute-svc-lbha) ;;
 		postfix) svc_env postfix@- || return 1 ;;
 		"$crash") svc_env $u "$bug" || return 1 ;;
 		*) svc_env $u || return 1 ;;
@@ -621,10 +642,11 @@ svc_assert() {
 		for c in $r_benign_clients; do
 			eval "p=\$r_benign_${c}_pct a=\$r_benign_${c}_answered s=\$r_benign_${c}_sent"
 			eval "fd=\$r_benign_${c}_failed_down fb=\$r_benign_${c}_failed_banned fo=\$r_benign_${c}_failed_other"
-			if at_least "${p:-0}" "$pct"; then
-				ok "$1: benign client '$c' answered >= $pct %"
+			eval "want=\${pct_${c}:-$pct}"
+			if at_least "${p:-0}" "$want"; then
+				ok "$1: benign client '$c' answered >= $want %"
 			else
-				not_ok "$1: benign client '$c' answered >= $pct %" \
+				not_ok "$1: benign client '$c' answered >= $want %" \
 					"$a of $s ($p %): down $fd, banned $fb, other (crashed, timed out) $fo"
 			fi
 		done

@@ -6,7 +6,8 @@
 # address and by a botnet of 256 /24s; an ordinary bug in the www pool at a slow pace.  Apache
 # with mpm_prefork: attacked directly by one address and by the botnet, through a load balancer
 # (nginx in another network namespace, declared trusted) while a health checker probes it, and
-# by a local user over loopback TCP.  (make bench adds the botnet through the load balancer.)
+# the same behind HAProxy (which retries a connection Apache refused), and by a local user over
+# loopback TCP.  (make bench adds the botnet through each load balancer.)
 # Each case restarts its units with the preload library's bug, runs benign clients and the
 # attacker for a few seconds (svcbench) and asserts what response v4 promises (svc_assert):
 # the attacker banned after at most min_faults crashes per address where Brute can see it,
@@ -21,8 +22,8 @@ SVC=${RIG%/rig}/services
 . "$SVC/services.sh"
 
 # make check: one case of each shape (a proxy's relay, the ordinary bug, direct, the trusted
-# load balancer, a local user), within make check's time; make bench: every case.
-cases="php-www-one php-www-bug apache-one lb-one apache-loopback"
-[ -n "$svc_full" ] && cases="nginx-one php-www-one php-app-one php-www-botnet php-www-bug apache-one apache-botnet lb-one apache-loopback lb-botnet"
+# load balancers, a local user), within make check's time; make bench: every case.
+cases="php-www-one php-www-bug apache-one lb-one haproxy-one apache-loopback"
+[ -n "$svc_full" ] && cases="nginx-one php-www-one php-app-one php-www-botnet php-www-bug apache-one apache-botnet lb-one haproxy-one apache-loopback lb-botnet haproxy-botnet"
 svc_script $cases
 exit 0
