@@ -106,13 +106,8 @@ static struct task_struct *brute_hold_first(struct brute_hierarchy *hierarchy)
 
 	rcu_read_lock();
 	for_each_process(p) {
-		struct task_struct *parent;
-
 		if ((p->flags & (PF_KTHREAD | PF_EXITING)) ||
-		    READ_ONCE(brute_task(p)->hierarchy) != hierarchy)
-			continue;
-		parent = rcu_dereference(p->real_parent);
-		if (READ_ONCE(brute_task(parent)->hierarchy) == hierarchy)
+		    !brute_task_first_of(p, hierarchy))
 			continue;
 		found = p;
 		get_task_struct(found);

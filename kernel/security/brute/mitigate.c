@@ -78,6 +78,24 @@ struct brute_kill_filter {
 	u64 ino;
 };
 
+/**
+ * brute_task_first_of() - Tell whether a process is a first one of a hierarchy
+ * @p: A thread group leader, protected by RCU.
+ * @hierarchy: A hierarchy, kept alive by the caller.
+ *
+ * Return: True if @p is in @hierarchy and its parent is not: it executed
+ * the image, or was left to init by the process that forked it (a
+ * service's master, which holds its listening sockets).
+ */
+bool brute_task_first_of(struct task_struct *p,
+			 struct brute_hierarchy *hierarchy)
+{
+	struct task_struct *parent = rcu_dereference(p->real_parent);
+
+	return READ_ONCE(brute_task(p)->hierarchy) == hierarchy &&
+	       READ_ONCE(brute_task(parent)->hierarchy) != hierarchy;
+}
+
 static bool brute_kill_selects(struct task_struct *p,
 			       const struct brute_kill_filter *filter)
 {
@@ -86,12 +104,8 @@ static bool brute_kill_selects(struct task_struct *p,
 	if (!hierarchy)
 		return false;
 	if (filter->hierarchy) {
-		struct task_struct *parent = rcu_dereference(p->real_parent);
-
-		if (hierarchy != filter->hierarchy)
-			return false;
-		if (filter->forked &&
-		    READ_ONCE(brute_task(parent)->hierarchy) != hierarchy)
+		if (hierarchy != filter->hierarchy ||
+		    (filter->forked && brute_task_first_of(p, hierarchy)))
 			return false;
 		return !filter->uid || brute_task_runs_as(p, *filter->uid);
 	}

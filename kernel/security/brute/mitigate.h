@@ -13,6 +13,8 @@
 struct brute_hierarchy;
 
 bool brute_task_is_init(struct task_struct *p);
+bool brute_task_first_of(struct task_struct *p,
+			 struct brute_hierarchy *hierarchy);
 u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy, const kuid_t *uid);
 u32 brute_kill_forked(struct brute_hierarchy *hierarchy);
 u32 brute_kill_instances(struct brute_hierarchy *hierarchy, kuid_t principal,
