@@ -132,6 +132,7 @@ static int listen_tcp(const char *spec)
 static int listen_unix(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	mode_t mask;
 	int fd;
 
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
@@ -141,9 +142,17 @@ static int listen_unix(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket");
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    chmod(path, 0666) || listen(fd, 128))
-		die("bind/listen");
+	/*
+	 * Created 0666 by bind() itself: bound with the umask's mode and
+	 * then chmod()ed, a restarted service refused another user's proxy
+	 * (EACCES, counted as a refusal) in between.
+	 */
+	mask = umask(0);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		die("bind");
+	umask(mask);
+	if (listen(fd, 128))
+		die("listen");
 	return fd;
 }
 
