@@ -113,7 +113,7 @@ static void serve(struct tls_receiver *rv, int cfd)
 	int r;
 
 	setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	gnutls_init(&s, GNUTLS_SERVER);
+	gnutls_init(&s, GNUTLS_SERVER | GNUTLS_NO_SIGNAL);
 	if (rv->priority)
 		ck_assert_int_eq(gnutls_priority_set_direct(s, rv->priority, NULL), 0);
 	else
@@ -472,7 +472,7 @@ static void client_handshake(uint16_t port, const char *priority, char *version,
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	ck_assert_int_eq(gnutls_certificate_allocate_credentials(&cred), 0);
-	gnutls_init(&s, GNUTLS_CLIENT);
+	gnutls_init(&s, GNUTLS_CLIENT | GNUTLS_NO_SIGNAL);
 	ck_assert_int_eq(gnutls_priority_set_direct(s, priority, NULL), 0);
 	gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
 	gnutls_transport_set_int(s, fd);
