@@ -7,7 +7,8 @@
  * From the address SOURCE (one of the client namespace's, not the attacker's), sends a
  * valid request (4 bytes) every INTERVAL_MS milliseconds, one connection each, and counts
  * the requests the service answered ("bye") within 3 s.  After each request, and when it
- * is stopped (SIGTERM, SIGINT), it rewrites STATUS_FILE with one line:
+ * is stopped (SIGTERM, SIGINT), it rewrites STATUS_FILE with one line (a request the stop
+ * interrupted is not counted: neither sent nor lost):
  *   sent=N answered=N
  */
 #include <arpa/inet.h>
@@ -30,6 +31,8 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
+/* 1: answered; 0: not answered; -1: interrupted by the stop (a socket with a timeout
+ * is never restarted after a signal: signal(7)) */
 static int request(const struct sockaddr_in *to, const struct sockaddr_in *from)
 {
 	struct timeval tv = { .tv_sec = 3 };
@@ -48,11 +51,15 @@ static int request(const struct sockaddr_in *to, const struct sockaddr_in *from)
 	    write(fd, &len, sizeof(len)) != sizeof(len) ||
 	    write(fd, payload, len) != (ssize_t)len) {
 		close(fd);
-		return 0;
+		return errno == EINTR && stop ? -1 : 0;
 	}
 	while (got < sizeof(reply) - 1) {
 		ssize_t n = read(fd, reply + got, sizeof(reply) - 1 - got);
 
+		if (n < 0 && errno == EINTR && stop) {
+			close(fd);
+			return -1;
+		}
 		if (n <= 0)
 			break;
 		got += n;
@@ -100,7 +107,11 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_stop);
 	save(argv[5], 0, 0);
 	while (!stop) {
-		answered += request(&to, &from);
+		int r = request(&to, &from);
+
+		if (r < 0)
+			break;
+		answered += r;
 		sent++;
 		save(argv[5], sent, answered);
 		if (!stop)
