@@ -91,3 +91,35 @@ out=$(run -R 0 -a to=127.0.0.1:$port,path=/ok,every=100)
 same "svcbench: a refused connection counts as down, never as a crash" 0 "$(field "$out" attack crashes)"
 [ "$(field "$out" attack down)" -ge 5 ] && ok "svcbench: refused connections counted as down" ||
 	not_ok "svcbench: refused connections counted as down" "$out"
+
+# svcbench's open loop (open=1): requests start on their schedule, whatever became of the
+# others; a closed-loop client waits for each.  Against a server that answers after 400 ms,
+# in 2 s at every=100: the open one sends ~20, all answered; the closed one ~4.
+python3 -c '
+import http.server, socketserver, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(0.4)
+        self.send_response(200); self.send_header("Content-Length", "3"); self.end_headers()
+        self.wfile.write(b"ok\n")
+    def log_message(self, *a): pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+s = S(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+' >"$T/port" &
+srv=$!
+for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
+port=$(cat "$T/port")
+out=$("$T/svcbench" -R 5 -d 2 -t 0 -b name=open,open=1,to=127.0.0.1:$port,every=100 \
+	-b name=closed,to=127.0.0.1:$port,every=100 2>&1)
+os=$(sed -n 's/^role=benign name=open sent=\([0-9]*\) answered=\([0-9]*\).*/\1 \2/p' <<<"$out")
+cs=$(sed -n 's/^role=benign name=closed sent=\([0-9]*\).*/\1/p' <<<"$out")
+if [ -n "$os" ] && [ -n "$cs" ] && [ "${os% *}" -ge 18 ] && [ "${os% *}" -le 23 ] &&
+	[ "${os#* }" = "${os% *}" ] && [ "$cs" -le 6 ]; then
+	ok "svcbench open=1: requests start on their schedule (sent, answered: $os; closed loop: $cs sent)"
+else
+	not_ok "svcbench open=1: requests start on their schedule, each answered; a closed loop waits" "$out"
+fi

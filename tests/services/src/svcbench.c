@@ -25,7 +25,10 @@
  *   src=ADDR       source address(es) (TCP): one, or a pattern with one {A-B} range, e.g.
  *                  10.90.{0-255}.2 (rotated; an attacker skips those it found banned)
  *   uid=N          run as this user (after entering the namespace)
- *   every=MS       a request every MS ms (benign default 50, attacker 20)
+ *   every=MS       a request every MS ms (benign default 50, attacker 20): MS ms after the
+ *                  last one ended (closed loop)
+ *   open=1         (benign) open loop: request N starts at N * every=, whatever became of
+ *                  the others (each in a process of its own, as independent users' arrive)
  *   connect=MS     a connection not established within MS ms is "banned" (a peer ban drops
  *                  the SYN; default 500 for an attacker, 3000 for a benign client)
  *   timeout=MS     the whole request (default 5000)
@@ -82,13 +85,13 @@
 #define MAX_EVENTS 32768
 #define MAX_STARTS 1024
 
-enum outcome { ANSWERED, CRASHED, BANNED, DOWN, OTHER };
+enum outcome { ANSWERED, CRASHED, BANNED, DOWN, OTHER, PENDING };
 
 struct spec {
 	char name[32], proto[8], to[108], ns[128], path[256], host[64], id[128], helo[128];
 	char rcpt[128], body[256], user[64], pass[64], cmd[128];
 	char *src[MAX_SRC];
-	int nsrc, pipeline;
+	int nsrc, pipeline, open;
 	long uid, every, connect_ms, timeout_ms;
 };
 
@@ -194,6 +197,8 @@ static void parse_spec(struct spec *s, char *arg, int attacker)
 			s->timeout_ms = atol(v);
 		else if (!strcmp(k, "pipeline"))
 			s->pipeline = atoi(v);
+		else if (!strcmp(k, "open") && !attacker)
+			s->open = atoi(v);
 		SET("name", name); SET("proto", proto); SET("to", to); SET("ns", ns);
 		SET("path", path); SET("host", host); SET("id", id); SET("helo", helo);
 		SET("rcpt", rcpt); SET("body", body); SET("user", user); SET("pass", pass);
@@ -527,6 +532,52 @@ out:
 	return o;
 }
 
+/*
+ * An open-loop client (open=1): request N starts at t0 + N * every, whatever became of
+ * the others, each in a process of its own, as independent users' requests arrive.  A
+ * closed-loop client (the default) sends the next one only once the last is over: when
+ * the service refuses at once it sends many more, which weighs its figure towards the
+ * time the service is down.
+ */
+static void open_client(const struct spec *s, struct role *r)
+{
+	long long t0 = now_ns();
+	int nsrc = s->nsrc ? s->nsrc : 1;
+
+	while (!sh->stop && r->n < MAX_EVENTS) {
+		long long due = t0 + r->n * s->every * 1000000LL, left;
+		int i = r->n;
+		pid_t p;
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		left = due - now_ns();
+		if (left > 0) {
+			msleep(left > 20000000LL ? 20 : (left + 999999) / 1000000);
+			continue;
+		}
+		r->at[i] = due;
+		r->src[i] = i % nsrc;
+		r->res[i] = PENDING;
+		p = fork();
+		if (!p) {
+			enum outcome o = request(s, s->nsrc ? s->src[i % nsrc] : NULL, i);
+
+			__atomic_store_n(&r->res[i], (char)o, __ATOMIC_RELEASE);
+			_exit(0);
+		}
+		if (p < 0)
+			r->res[i] = OTHER;
+		__atomic_store_n(&r->n, r->n + 1, __ATOMIC_RELEASE);
+	}
+	while (wait(NULL) > 0)
+		;
+	for (int i = 0; i < r->n; i++)
+		if (r->res[i] == PENDING)
+			r->res[i] = OTHER;	/* its process died */
+	_exit(0);
+}
+
 static void client(const struct spec *s, struct role *r, int attacker)
 {
 	int i = 0, left = s->nsrc, nsrc = s->nsrc ? s->nsrc : 1;
@@ -535,6 +586,8 @@ static void client(const struct spec *s, struct role *r, int attacker)
 		enter(s->ns);
 	if (s->uid >= 0)
 		become(s->uid);
+	if (s->open)
+		open_client(s, r);
 	while (!sh->stop && !(attacker && sh->stop_attack) && r->n < MAX_EVENTS) {
 		long long t;
 		enum outcome o;
@@ -783,7 +836,7 @@ int main(int argc, char **argv)
 
 	for (int b = 0; b < nbenign; b++) {
 		struct role *r = &sh->benign[b];
-		long cnt[5] = {}, wsent = 0, wans = 0;
+		long cnt[PENDING + 1] = {}, wsent = 0, wans = 0;
 		long long prev = t0, gap = 0;
 
 		for (int i = 0; i < r->n; i++) {
@@ -811,7 +864,7 @@ int main(int argc, char **argv)
 	for (int a = 0; a < nattack; a++) {
 		struct role *r = &sh->attack[a];
 		const struct spec *s = &attack_spec[a];
-		long cnt[5] = {}, maxsrc = 0, nbanned = 0;
+		long cnt[PENDING + 1] = {}, maxsrc = 0, nbanned = 0;
 		long long mine_first = 0, mine_last = 0, first_ban = 0;
 		int nsrc = s->nsrc ? s->nsrc : 1;
 
