@@ -107,7 +107,11 @@ def main():
               f"  {f.get('k_banned', '-') or '-':<28}{rep:>34}")
         if lost_of(f):
             print(f"{'':<16}lost: {lost_of(f)}")
-    print("\n(benign answered: over the whole case; crashes: what the attacker saw, /addr the most "
+    print("\n(benign answered: over the whole case, per client: 'benign' sends its next "
+          "request 50 ms after the last ended (closed loop: refused at once while the service is "
+          "down, it sends more requests then), 'users' one every 200 ms whatever became of the "
+          "others (open loop, as independent users' arrive: its share is the time the service "
+          "answered); crashes: what the attacker saw, /addr the most "
           "per address; banned: its addresses found banned; per rand.: the most crashes of one "
           "execution of the service's main process; restarts: new main processes; units: their "
           "state after the case, LIMIT if systemd's start limit was hit; k: the kernel's BRUTE_CRASH "

@@ -287,7 +287,7 @@ svc_unitname() { [ "$1" = postfix ] && echo postfix@-.service || echo "$1.servic
 #   execs: the crashing process executes itself per connection (its name): each one is its own
 #          randomization, counted by the kernel's faults= only
 svc_define() {
-	units= bug= kind= pct=99 pct_health= relays= trusted= tun= benign= attack= name=$1 who=$ATTACKER/32 execs=
+	units= bug= kind= pct=99 pct_health= pct_users= relays= trusted= tun= benign= attack= name=$1 who=$ATTACKER/32 execs=
 	need=12 # make check: the attack goes on until the attacker saw this many crashes (svcbench -n)
 	dur=$SVC_D
 	cli="ns=$CLI,src=$BENIGN"
@@ -308,6 +308,7 @@ svc_define() {
 		if [ $1 = php-www-botnet ]; then
 			pct=90 dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$SRV:8080,path=/index.php?BRUTEFAULT-PHP"
+			benign="$benign -b name=users,open=1,$cli,to=$SRV:8080,path=/index.php,every=200"
 		elif [ $1 = php-www-bug ]; then
 			kind=bug attack= bug="php-fpm8.2:index.php:2000" pct= need=
 			dur=$((SVC_D * 5 / 2))
@@ -325,8 +326,10 @@ svc_define() {
 		benign="-b name=benign,$cli,to=$SRV:80,path=/ok.txt"
 		attack="-a ns=$CLI,src=$ATTACKER,to=$SRV:80,path=/ok.txt?BRUTEFAULT-APACHE"
 		if [ $1 = apache-botnet ]; then
-			pct= dur=$((SVC_D * 3 / 2)) need=36
+			# benign (closed loop): no threshold, README; users (open loop): issue 30's 90 %
+			pct= pct_users=90 dur=$((SVC_D * 3 / 2)) need=36
 			attack="-a ns=$CLI,src=$BOTNET,to=$SRV:80,path=/ok.txt?BRUTEFAULT-APACHE"
+			benign="$benign -b name=users,open=1,$cli,to=$SRV:80,path=/ok.txt,every=200"
 		fi
 		;;
 	lb-one | lb-botnet | haproxy-one | haproxy-botnet)
@@ -340,13 +343,18 @@ svc_define() {
 		# killed; asserted: issue 30's 90 %.  The health checker reaches Apache directly
 		# and retries nothing: >= 50 % behind either.  need=36: past the backstop
 		# (requests through HAProxy are slower: 30 crashes in make check's 10 s).
+		# users (open loop, svcbench open=1): the time Apache answered through the
+		# balancer; 90 % in make bench; make check's short run has one restart in ~12 s
+		# (~1 s down, 90.2 % measured): 80 % behind nginx.
 		case $1 in
-		lb-*) units="apache2 brute-svc-lb" pct=50 port=80 ;;
+		lb-*) units="apache2 brute-svc-lb" pct=50 pct_users=80 port=80 ;;
 		*) units="apache2 brute-svc-lbha" pct=90 pct_health=50 port=81 need=36 ;;
 		esac
+		[ -n "$svc_full" ] && pct_users=90
 		kind=hidden trusted=$LB_BACK/32 relays="$LB_BACK/32 $HEALTH/32" from=$ATTACKER
 		benign="-b name=benign,$cli,to=$LB_FRONT:$port,path=/ok.txt"
 		benign="$benign -b name=health,ns=$LBNS,src=$HEALTH,to=$SRV_LB:80,path=/ok.txt,every=200"
+		benign="$benign -b name=users,open=1,$cli,to=$LB_FRONT:$port,path=/ok.txt,every=200"
 		case $1 in *-botnet) dur=$((SVC_D * 3 / 2)) need=36 from=$BOTNET ;; esac
 		attack="-a ns=$CLI,src=$from,to=$LB_FRONT:$port,path=/ok.txt?BRUTEFAULT-APACHE"
 		;;
@@ -624,19 +632,18 @@ svc_assert() {
 		;;
 	esac
 	# The benign clients.
-	if [ -n "$pct" ]; then
-		for c in $r_benign_clients; do
-			eval "p=\$r_benign_${c}_pct a=\$r_benign_${c}_answered s=\$r_benign_${c}_sent"
-			eval "fd=\$r_benign_${c}_failed_down fb=\$r_benign_${c}_failed_banned fo=\$r_benign_${c}_failed_other"
-			eval "want=\${pct_${c}:-$pct}"
-			if at_least "${p:-0}" "$want"; then
-				ok "$1: benign client '$c' answered >= $want %"
-			else
-				not_ok "$1: benign client '$c' answered >= $want %" \
-					"$a of $s ($p %): down $fd, banned $fb, other (crashed, timed out) $fo"
-			fi
-		done
-	fi
+	for c in $r_benign_clients; do
+		eval "p=\$r_benign_${c}_pct a=\$r_benign_${c}_answered s=\$r_benign_${c}_sent"
+		eval "fd=\$r_benign_${c}_failed_down fb=\$r_benign_${c}_failed_banned fo=\$r_benign_${c}_failed_other"
+		eval "want=\${pct_${c}:-$pct}"
+		[ -n "$want" ] || continue
+		if at_least "${p:-0}" "$want"; then
+			ok "$1: benign client '$c' answered >= $want %"
+		else
+			not_ok "$1: benign client '$c' answered >= $want %" \
+				"$a of $s ($p %): down $fd, banned $fb, other (crashed, timed out) $fo"
+		fi
+	done
 	# Mail: the benign messages delivered into the mailbox.
 	if [ "$1" = lmtp-one ] || [ "$1" = smtp-one ]; then
 		if [ "${r_benign_benign_answered:-0}" -gt 0 ] &&
