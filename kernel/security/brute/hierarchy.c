@@ -248,6 +248,8 @@ static void test_hierarchy_lifetime(struct kunit *const test)
 	long before;
 
 	brute_kunit_require(test);
+	/* Frees of other tasks' hierarchies pending now are not counted. */
+	rcu_barrier();
 	before = brute_hierarchy_count();
 
 	parent = brute_hierarchy_alloc(GFP_KERNEL);
@@ -290,6 +292,8 @@ static void test_hierarchy_reported_lifetime(struct kunit *const test)
 	long before;
 
 	brute_kunit_require(test);
+	/* Frees of other tasks' hierarchies pending now are not counted. */
+	rcu_barrier();
 	before = brute_hierarchy_count();
 	hierarchy = brute_hierarchy_alloc(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, hierarchy);
