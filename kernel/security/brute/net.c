@@ -3,12 +3,12 @@
  * Brute LSM - Network hooks: input from peers, and the bans of peers
  *
  * Every way input reaches a process is seen here, in task context, where
- * the current task is the reader: recvmsg() and read(), splice() and
- * sendfile() from a socket (file_permission), TCP's zero-copy receive
- * (getsockopt), reads of named pipes; io_uring's requests run in the
- * process's own threads or workers and go through the same hooks.  The
- * hooks that run in softirq context, where current is whatever task was
- * interrupted, only describe sockets, never a task.
+ * the current task is the reader: recvmsg() (socket_recvmsg), read(),
+ * splice() and sendfile() from a socket (file_permission), TCP's zero-copy
+ * receive (getsockopt), reads of named pipes; each once.  io_uring's
+ * requests run in the process's own threads or workers and go through the
+ * same hooks.  The hooks that run in softirq context, where current is
+ * whatever task was interrupted, only describe sockets, never a task.
  *
  * A connection accepted by a listener -- TCP or MPTCP, from a remote
  * address or from a process of this host, or a Unix stream connection --
@@ -673,11 +673,20 @@ static int brute_sock_read(struct sock *const sk)
 	return 0;
 }
 
+/*
+ * recv(), recvfrom(), recvmsg() and recvmmsg(), and io_uring's receives.  A
+ * read() or readv() of a socket (and io_uring's and AIO's reads) comes here
+ * through sock_read_iter(), the only caller that passes an I/O control
+ * block, after rw_verify_area() ran file_permission on it: that read is
+ * attributed there, once.
+ */
 static int hook_socket_recvmsg(struct socket *const sock,
 			       struct msghdr *const msg, const int size,
 			       const int flags)
 {
-	return sock->sk ? brute_sock_read(sock->sk) : 0;
+	if (msg->msg_iocb || !sock->sk)
+		return 0;
+	return brute_sock_read(sock->sk);
 }
 
 /* What a proxy writes to a local connection carries its origin. */
@@ -693,8 +702,8 @@ static int hook_socket_sendmsg(struct socket *const sock,
 }
 
 /*
- * read(), splice() and sendfile() from a socket check the file, and so do
- * reads and writes of pipes.
+ * read(), readv(), splice() and sendfile() from a socket check the file
+ * (rw_verify_area()), and so do reads and writes of pipes.
  */
 static int hook_file_permission(struct file *const file, const int mask)
 {

@@ -1932,6 +1932,37 @@ TEST_F(brute, v3_splice_input_charged)
 	EXPECT_EQ(0, service_end(&srv));
 }
 
+/*
+ * Every system call that reads a connection attributes it, once: read(),
+ * readv(), recv(), and io_uring's read and receive, done by the child
+ * itself.  (A read() is attributed at file_permission and skipped at
+ * socket_recvmsg, a recv() only there.)
+ */
+TEST_F(brute, v4_every_read_call_charged)
+{
+	static const char *const hows[] = { "read", "readv", "recv",
+					    "uring-read", "uring-recv" };
+	struct outcome attacker;
+	struct run srv;
+	size_t i;
+
+	NEED_NET();
+	for (i = 0; i < ARRAY_SIZE(hows); i++) {
+		TH_LOG("reading with %s", hows[i]);
+		srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS,
+				   "-r", (char *)hows[i], "tcp", SRV_SPEC));
+		ASSERT_GT(srv.pid, 0);
+		attacker = client(ARGV((char *)path_of("client"), "-n",
+				       CLI_NETNS, "-b", "10.199.0.2", "-c", "8",
+				       "-r", "crash", "tcp", SRV_SPEC));
+		EXPECT_EQ(5, attacker.crashed);
+		EXPECT_EQ(3, attacker.refused);
+		EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+		EXPECT_EQ(0, service_end(&srv));
+		ASSERT_EQ(0, lift("flush"));
+	}
+}
+
 /* Root lists and lifts peer bans; a user can do neither. */
 TEST_F(brute, v3_peer_lift_by_root_only)
 {

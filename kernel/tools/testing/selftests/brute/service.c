@@ -15,6 +15,9 @@
  *   -u UID   each child sets its real, effective and saved user ID to UID
  *            before it reads (a privilege separated worker)
  *   -s       read the request with splice() through a pipe, not read()
+ *   -r HOW   read the request with HOW: read (the default), splice (-s),
+ *            readv, recv, uring-read or uring-recv (an io_uring read or
+ *            receive, done by the child itself)
  *   -p FILE  write the service's pid to FILE once it listens
  *   -1       exit after one connection was handled (for a supervisor test)
  *   -M       listen with MPTCP (a client may choose MPTCP or TCP)
@@ -50,11 +53,16 @@
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/io_uring.h>
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -156,32 +164,18 @@ static int listen_unix(const char *path)
 	return fd;
 }
 
-/* One request line, by read() or by splice() through a pipe. */
-static ssize_t read_request(int conn, char *buf, size_t len, int use_splice)
-{
-	ssize_t n;
-	int p[2];
-
-	if (!use_splice)
-		return read(conn, buf, len);
-	if (pipe(p))
-		die("pipe");
-	n = splice(conn, NULL, p[1], NULL, len, 0);
-	if (n > 0)
-		n = read(p[0], buf, n);
-	close(p[0]);
-	close(p[1]);
-	return n;
-}
-
-/* One receive done by an io_uring worker thread (IOSQE_ASYNC). */
-static ssize_t uring_recv(int fd, char *buf, size_t len)
+/*
+ * One read or receive (@opcode) through io_uring: by the caller, or with
+ * IOSQE_ASYNC by an io_uring worker thread.
+ */
+static ssize_t uring_io(int fd, char *buf, size_t len, int opcode, int flags)
 {
 	struct io_uring_params p = { 0 };
 	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
 	void *sq, *cq;
+	ssize_t res = -1;
 	int ring;
 
 	ring = syscall(__NR_io_uring_setup, 4, &p);
@@ -205,19 +199,53 @@ static ssize_t uring_recv(int fd, char *buf, size_t len)
 	cq_mask = cq + p.cq_off.ring_mask;
 	cqes = cq + p.cq_off.cqes;
 	memset(&sqes[0], 0, sizeof(sqes[0]));
-	sqes[0].opcode = IORING_OP_RECV;
+	sqes[0].opcode = opcode;
 	sqes[0].fd = fd;
 	sqes[0].addr = (unsigned long)buf;
 	sqes[0].len = len;
-	sqes[0].flags = IOSQE_ASYNC;
+	sqes[0].flags = flags;
 	sq_array[*sq_tail & *sq_mask] = 0;
 	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
 	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
 		    NULL, 0) < 0)
 		die("io_uring_enter");
-	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head)
-		return -1;
-	return cqes[*cq_head & *cq_mask].res;
+	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) != *cq_head)
+		res = cqes[*cq_head & *cq_mask].res;
+	munmap(sqes, p.sq_entries * sizeof(*sqes));
+	munmap(cq, p.cq_off.cqes + p.cq_entries * sizeof(*cqes));
+	munmap(sq, p.sq_off.array + p.sq_entries * sizeof(unsigned int));
+	close(ring);
+	return res;
+}
+
+/* One request line, by the system call -r chose. */
+static ssize_t read_request(int conn, char *buf, size_t len, const char *how)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = buf, .iov_len = 1 },
+		{ .iov_base = buf + 1, .iov_len = len - 1 },
+	};
+	ssize_t n;
+	int p[2];
+
+	if (!strcmp(how, "read"))
+		return read(conn, buf, len);
+	if (!strcmp(how, "readv"))
+		return readv(conn, iov, 2);
+	if (!strcmp(how, "recv"))
+		return recv(conn, buf, len, 0);
+	if (!strcmp(how, "uring-read"))
+		return uring_io(conn, buf, len, IORING_OP_READ, 0);
+	if (!strcmp(how, "uring-recv"))
+		return uring_io(conn, buf, len, IORING_OP_RECV, 0);
+	if (pipe(p))
+		die("pipe");
+	n = splice(conn, NULL, p[1], NULL, len, 0);
+	if (n > 0)
+		n = read(p[0], buf, n);
+	close(p[0]);
+	close(p[1]);
+	return n;
 }
 
 /* Connect to the upstream ADDR:PORT of -F tcp: and read its line. */
@@ -250,7 +278,7 @@ static void read_frame(char *buf, size_t len)
 	if (!strcmp(frame_kind, "udp")) {
 		n = recv(frame_udp, buf, len, 0);
 	} else if (!strcmp(frame_kind, "uring")) {
-		n = uring_recv(frame_udp, buf, len);
+		n = uring_io(frame_udp, buf, len, IORING_OP_RECV, IOSQE_ASYNC);
 	} else if (!strcmp(frame_kind, "fifo")) {
 		/* One line, a byte at a time: the next child reads the next. */
 		fd = open(frame_arg, O_RDONLY);
@@ -267,7 +295,7 @@ static void read_frame(char *buf, size_t len)
 	buf[n < (ssize_t)len ? n : (ssize_t)len - 1] = '\0';
 }
 
-static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
+static void handle(int conn, uid_t uid, char *const *prog, const char *how)
 {
 	char buf[64] = "";
 	ssize_t n;
@@ -282,7 +310,7 @@ static void handle(int conn, uid_t uid, char *const *prog, int use_splice)
 		die("execv");
 	}
 	do {
-		n = read_request(conn, buf, sizeof(buf) - 1, use_splice);
+		n = read_request(conn, buf, sizeof(buf) - 1, how);
 		if (n <= 0)
 			_exit(keepalive ? 0 : 1);
 		if (!strncmp(buf, "crash", 5))
@@ -329,12 +357,16 @@ int main(int argc, char **argv)
 	const char *pidfile = NULL, *inherited;
 	char *const *prog = NULL;
 	uid_t uid = (uid_t)-1;
-	int opt, fd, use_splice = 0, once = 0, reexec_on_hup = 0;
+	static const char *const hows[] = { "read", "splice", "readv", "recv",
+					    "uring-read", "uring-recv" };
+	int opt, fd, once = 0, reexec_on_hup = 0;
+	const char *how = "read";
+	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_IGN);
 	inherited = getenv("BRUTE_SERVICE_FD");
-	while ((opt = getopt(argc, argv, "+n:u:U:sp:1MkF:R")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:u:U:sr:p:1MkF:R")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -351,7 +383,15 @@ int main(int argc, char **argv)
 			own_namespaces(strtoul(optarg, NULL, 10));
 			break;
 		case 's':
-			use_splice = 1;
+			how = "splice";
+			break;
+		case 'r':
+			for (i = 0; i < ARRAY_SIZE(hows); i++)
+				if (!strcmp(optarg, hows[i]))
+					break;
+			if (i == ARRAY_SIZE(hows))
+				return 2;
+			how = hows[i];
 			break;
 		case 'p':
 			pidfile = optarg;
@@ -452,7 +492,7 @@ int main(int argc, char **argv)
 			die("fork");
 		if (!pid) {
 			close(fd);
-			handle(conn, uid, prog, use_splice);
+			handle(conn, uid, prog, how);
 		}
 		close(conn);
 		if (once) {
