@@ -537,17 +537,21 @@ static int hook_inet_conn_request(const struct sock *const sk,
 static int hook_socket_sock_rcv_skb(struct sock *const sk,
 				    struct sk_buff *const skb)
 {
-	struct brute_sock_security *const bs = brute_sock(sk);
+	struct brute_sock_security *bs;
 
-	if (sk->sk_protocol != IPPROTO_TCP) {
-		if (brute_inet(sk) && !READ_ONCE(bs->remote) && skb->dev &&
-		    !(skb->dev->flags & IFF_LOOPBACK))
-			WRITE_ONCE(bs->remote, true);
-		return 0;
+	if (sk->sk_protocol == IPPROTO_TCP) {
+		if (!static_branch_unlikely(&brute_peer_bans))
+			return 0;
+		bs = brute_sock(sk);
+		if (!bs->input.cookie)
+			return 0;
+		return brute_sock_refused(bs) ? -EPERM : 0;
 	}
-	if (!static_branch_unlikely(&brute_peer_bans) || !bs->input.cookie)
-		return 0;
-	return brute_sock_refused(bs) ? -EPERM : 0;
+	bs = brute_sock(sk);
+	if (brute_inet(sk) && !READ_ONCE(bs->remote) && skb->dev &&
+	    !(skb->dev->flags & IFF_LOOPBACK))
+		WRITE_ONCE(bs->remote, true);
+	return 0;
 }
 
 /*
@@ -642,7 +646,7 @@ static void brute_unix_read(struct sock *const sk)
  * connection's party is known once its client wrote: the local and Unix
  * boundaries are crossed when a crash follows (task.c).
  */
-static int brute_sock_read(struct sock *const sk)
+static noinline int brute_sock_read_slow(struct sock *const sk)
 {
 	struct brute_sock_security *const bs = brute_sock(sk);
 	struct brute_hierarchy *hierarchy;
@@ -670,6 +674,46 @@ static int brute_sock_read(struct sock *const sk)
 	if (boundary && !(READ_ONCE(hierarchy->boundaries) & boundary))
 		brute_hierarchy_cross(hierarchy, boundary, current_cred(),
 				      current_cred());
+	return 0;
+}
+
+/*
+ * A read of @sk, as brute_sock_read_slow() sees it; the common reads, that
+ * change nothing, are told apart inline: no peer is banned anywhere, the
+ * current task leads its thread group (its own blob holds the process's
+ * input state, alive while it runs: see brute_state()), and it reads the
+ * connection it serves already (a server), or serves nothing and reads
+ * anything but a connection a party answers for or a Unix socket (a
+ * client); and the network boundary, if the read crosses it, is crossed
+ * already.
+ */
+static int brute_sock_read(struct sock *const sk)
+{
+	struct task_struct *const task = current;
+	const struct brute_task_security *const ts = brute_task(task);
+	const struct brute_hierarchy *const hierarchy = ts->hierarchy;
+	const struct brute_sock_security *const bs = brute_sock(sk);
+	const struct sock *serves;
+	bool remote;
+
+	if (!hierarchy)
+		return 0;
+	if (static_branch_unlikely(&brute_peer_bans) ||
+	    task != READ_ONCE(task->group_leader))
+		return brute_sock_read_slow(sk);
+	serves = READ_ONCE(ts->state.sk);
+	if (bs->input.cookie) {
+		if (serves != sk)
+			return brute_sock_read_slow(sk);
+		remote = bs->input.kind == BRUTE_INPUT_REMOTE;
+	} else {
+		if (serves || sk->sk_family == AF_UNIX)
+			return brute_sock_read_slow(sk);
+		remote = brute_inet(sk) && READ_ONCE(bs->remote);
+	}
+	if (remote && !(READ_ONCE(hierarchy->boundaries) &
+			BRUTE_BOUNDARY_NETWORK))
+		return brute_sock_read_slow(sk);
 	return 0;
 }
 
