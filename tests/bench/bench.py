@@ -3,14 +3,19 @@
 a production config.
 
 Boots the production kernel (scripts/kernel.sh --flavour prod: the test config without
-lockdep and the other debug options, -O2, no KUnit, Landlock and Yama built in) under QEMU
-with -icount shift=0,sleep=off (guest time advances per executed instruction, so host load
-does not move the figures).
+lockdep and the other debug options, -O2, no KUnit, Landlock, Yama and AppArmor built in)
+under QEMU with -icount shift=0,sleep=off (guest time advances per executed instruction, so
+host load does not move the figures).
 
-Overhead: on 1 and 2 vCPUs, with three LSM stacks, boots interleaved:
+Overhead: on 1 and 2 vCPUs, with five LSM stacks, boots interleaved:
   brute       lsm=capability,landlock,yama,brute
   stack       lsm=capability,landlock,yama        (the same stack minus Brute)
   capability  lsm=capability                      (no LSM blobs: what the stack itself costs)
+  aa+brute    lsm=capability,landlock,yama,apparmor,brute
+  aa          lsm=capability,landlock,yama,apparmor   (Debian's stack: AppArmor, unconfined)
+Without AppArmor, Brute is the stack's only LSM with a socket blob or a hook on the socket
+read, write and receive paths, so its figures there include what any such LSM costs (the
+blob's allocation, the hooks' calls); with AppArmor, as Debian boots, those are the stack's.
 In each boot, forkbench times (one worker per vCPU) fork+exit, fork+exec+exit, the exec of a
 set-user-ID program by a user (a boundary each time) and a crash (fork + SIGSEGV); netbench
 times a TCP request/response loop on one connection and an accept loop (connect, accept,
@@ -37,7 +42,8 @@ BENCH_EXECS (250), BENCH_KILL (1000), BENCH_RR (2000), BENCH_ACCEPTS (500), BENC
 availability boots' lsm=, default the brute stack's; lsm=capability,brute boots make check's
 test kernel, which has no Landlock or Yama: its figures are then that kernel's),
 BENCH_BOOT_TIMEOUT (1800 s: the bound on one boot; the test kernel, with lockdep, needs hours
-for the availability boot).
+for the availability boot), BENCH_VARIANTS (the stacks above to boot, by name, default all),
+BENCH_SMP (the vCPU counts, default 1,2).
 
 --smoke [KERNEL]: one boot of KERNEL (make check: the test kernel) with Brute in its own LSM
 list, every loop with a few iterations and every availability scenario for 3 s; checks that
@@ -72,9 +78,20 @@ RR = env("BENCH_RR", "2000", "100")
 ACCEPTS = env("BENCH_ACCEPTS", "500", "50")
 AVAIL_S = env("BENCH_AVAIL_S", "40", "3")
 AVAIL_BOOTS = env("BENCH_AVAIL_BOOTS", "2", "1")
-VARIANTS = (("brute", "lsm=capability,landlock,yama,brute"),
-            ("stack", "lsm=capability,landlock,yama"),
-            ("capability", "lsm=capability"))
+ALL_VARIANTS = (("brute", "lsm=capability,landlock,yama,brute"),
+                ("stack", "lsm=capability,landlock,yama"),
+                ("capability", "lsm=capability"),
+                ("aa+brute", "lsm=capability,landlock,yama,apparmor,brute"),
+                ("aa", "lsm=capability,landlock,yama,apparmor"))
+# The ratios printed, where both variants ran: Brute against the stack without it, on either
+# stack, and what the stack itself costs.
+RATIOS = (("brute", "stack"), ("aa+brute", "aa"), ("stack", "capability"))
+_wanted = os.environ.get("BENCH_VARIANTS", "")
+VARIANTS = tuple(v for v in ALL_VARIANTS if not _wanted or v[0] in _wanted.split(","))
+if _wanted and {v[0] for v in VARIANTS} != set(_wanted.split(",")):
+    sys.exit(f"bench: BENCH_VARIANTS={_wanted}: the variants are "
+             + ", ".join(n for n, _ in ALL_VARIANTS))
+SMPS = tuple(int(n) for n in os.environ.get("BENCH_SMP", "1,2").split(","))
 LOOPS = (("fork", "fork+exit"), ("exec", "fork+exec+exit"), ("suid", "setuid exec"),
          ("crash", "crash"), ("rr", "tcp req/resp"), ("accept", "tcp accept"))
 KINDS = tuple(k for k, _ in LOOPS) + ("kill", "ukill")
@@ -383,11 +400,12 @@ def print_overhead(kernel, runs, variants):
     print(f"guest ns per iteration (-icount shift=0,sleep=off), {REPS} runs x {BOOTS} boots "
           "per figure, one worker per vCPU (tcp: one client, one server); min / median / max, "
           "and the spread of the boots' medians\n")
+    ratios = [(a, b) for a, b in RATIOS if a in names and b in names]
     head = f"{'loop':<15}{'vCPUs':>5}"
     for name in names:
         head += f"{name + ' min/med/max':>29}{'±boots':>8}"
-    if "stack" in names:
-        head += f"{'brute/stack med':>17}{'min':>7}{'stack/cap med':>15}{'min':>7}"
+    for a, b in ratios:
+        head += f"{a[:8] + '/' + b[:5] + ' med':>19}{'min':>7}"
     print(head)
     for kind, label in LOOPS:
         for smp in sorted({k[1] for k in runs}):
@@ -398,22 +416,20 @@ def print_overhead(kernel, runs, variants):
             for name in names:
                 lo, med, hi = s[name]
                 row += f"{f'{lo}/{med:.0f}/{hi}':>29}{spread(runs[(kind, smp, name)]):>7.1f}%"
-            if "stack" in names:
-                row += f"{s['brute'][1] / s['stack'][1]:>17.3f}"
-                row += f"{s['brute'][0] / s['stack'][0]:>7.3f}"
-                row += f"{s['stack'][1] / s['capability'][1]:>15.3f}"
-                row += f"{s['stack'][0] / s['capability'][0]:>7.3f}"
+            for a, b in ratios:
+                row += f"{s[a][1] / s[b][1]:>19.3f}{s[a][0] / s[b][0]:>7.3f}"
             print(row)
     print(f"\nthe end of a hierarchy of {KILL} processes, last crash (or kill(2)) to last process "
           "reaped, guest ms, min / median / max:")
+    def ms(values):
+        return "/".join(f"{v / 1e6:.2f}" for v in stats(sum(values, [])))
     for smp in sorted({k[1] for k in runs}):
-        brute = stats(sum(runs[("kill", smp, "brute")], []))
-        user = {n: stats(sum(runs[("ukill", smp, n)], [])) for n in names}
+        killed = [n for n in names if sum(runs.get(("kill", smp, n), []), [])]
+        user = [n for n in names if sum(runs.get(("ukill", smp, n), []), [])]
         print(f"  {smp} vCPU: detected and killed by Brute "
-              + "/".join(f"{v / 1e6:.2f}" for v in brute)
+              + ", ".join(f"{n} {ms(runs[('kill', smp, n)])}" for n in killed)
               + "; SIGKILL of its process group from user space: "
-              + ", ".join(f"{n} " + "/".join(f"{v / 1e6:.2f}" for v in user[n])
-                          for n in names))
+              + ", ".join(f"{n} {ms(runs[('ukill', smp, n)])}" for n in user))
 
 
 def print_avail(results, bounds, lsm):
@@ -511,7 +527,7 @@ def main():
         return smoke_checks(runs, availres, bounds)
     loops = write_initramfs(root, "loops", True, False)
     for b in range(BOOTS):
-        for smp in (1, 2):
+        for smp in SMPS:
             for name, extra in VARIANTS:
                 lsm, data, _, _ = boot(kernel, loops, smp, extra)
                 for kind, values in data.items():
