@@ -321,6 +321,34 @@ if ip netns add audit_srv && ip netns add audit_cli &&
 		not_ok "ausearch -m 1718 finds the peer ban"
 	fi
 	kill $svc; wait $svc 2>/dev/null
+
+	# --- 9b. In audit mode a prefix verdict is recorded as the address's is
+	# (mitigation=audit), and nobody is refused: four addresses of the /24,
+	# four crashes each, none reaching min_faults; the /24 reaches escalate_faults.
+	flush
+	echo 1 >/proc/sys/kernel/brute/mode
+	for h in 10 11 12 13; do ip -n audit_cli addr add 10.197.0.$h/24 dev aud1; done
+	$st/service -n /run/netns/audit_srv tcp 10.197.0.1:7778 >/tmp/svc.out 2>&1 &
+	svc=$!
+	wait_for 10 grep -q listening /tmp/svc.out
+	out=$($st/client -n /run/netns/audit_cli -B 10.197.0.10,10.197.0.11,10.197.0.12,10.197.0.13 \
+		-c 16 -r crash tcp 10.197.0.1:7778)
+	echo 2 >/proc/sys/kernel/brute/mode
+	esc=$(cat /proc/sys/kernel/brute/escalate_faults)
+	p24="peer=10.197.0.0/24 netns=$netns transport=tcp laddr=10.197.0.1 lport=7778"
+	a=$(recs $ATTACK | grep "attack=peer $p24 speed=fast faults=$esc .* mitigation=audit ")
+	pb=$(recs $PBAN | grep "lport=7778 ")
+	if [ "$out" = "answered 0 crashed 16 refused 0" ] && [ -n "$a" ] && [ -z "$pb" ] &&
+		grep -q "^peer=10.197.0.0/24 .* lport=7778 .* attacks=1 .* ban_left_s=0 " \
+			/sys/kernel/security/brute/peers &&
+		kill -0 $svc 2>/dev/null; then
+		ok "audit mode: the /24's verdict recorded (mitigation=audit), nobody banned"
+	else
+		not_ok "audit mode: the /24's verdict recorded (mitigation=audit), nobody banned" \
+			"client: $out" "attack: $a" "peer ban: $pb" "$(recs $ATTACK | tail -n 2)" \
+			"$(grep "lport=7778 " /sys/kernel/security/brute/peers)"
+	fi
+	kill $svc; wait $svc 2>/dev/null
 else
 	skip "tcp peer records" "no network namespaces"
 fi

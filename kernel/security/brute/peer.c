@@ -620,8 +620,10 @@ void brute_peers_charge(struct brute_peers *peers,
 		goto touch;
 	brute_stats_update(&entry->stats, now, params);
 	charge->prefix_faults = entry->stats.faults;
-	if (brute_peer_verdict(&entry->stats, params->escalate_faults,
-			       params) != BRUTE_VERDICT_NONE) {
+	charge->prefix_verdict = brute_peer_verdict(&entry->stats,
+						    params->escalate_faults,
+						    params);
+	if (charge->prefix_verdict != BRUTE_VERDICT_NONE) {
 		brute_stats_reset(&entry->stats, now);
 		entry->attacks++;
 		if (ban_ns) {
@@ -1027,6 +1029,44 @@ static void test_peers_escalate(struct kunit *test)
 						     &far.peer, now));
 }
 
+/*
+ * Without a ban time (audit mode, or peer_ban_time_s 0) the prefix gets
+ * its verdict all the same, at escalate_faults crashes, and nothing is
+ * refused.
+ */
+static void test_peers_escalate_unbanned(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	struct brute_peer_charge charge = {};
+	unsigned int verdicts = 0, crashes = 0;
+	u64 now = 0;
+	u32 host;
+
+	for (host = 1; host <= 4; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+		int i;
+
+		for (i = 0; i < 4; i++) {
+			now += 10 * MS;
+			brute_peers_charge(peers, &in, NULL, now, 0,
+					   &peer_params, &charge);
+			crashes++;
+			KUNIT_EXPECT_FALSE(test, charge.banned);
+			KUNIT_EXPECT_FALSE(test, charge.escalated);
+			if (charge.prefix_verdict == BRUTE_VERDICT_NONE)
+				continue;
+			verdicts++;
+			KUNIT_EXPECT_EQ(test, 15, crashes);
+			KUNIT_EXPECT_EQ(test, 15, charge.prefix_faults);
+		}
+		KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers,
+							     &in.endpoint,
+							     &in.peer, now));
+	}
+	KUNIT_EXPECT_EQ(test, 1, verdicts);
+}
+
 /* An IPv6 peer is its /64; a Unix peer is its user. */
 static void test_peers_v6_and_unix(struct kunit *test)
 {
@@ -1396,6 +1436,7 @@ static void test_peers_plain_share(struct kunit *test)
 static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_ban),
 	KUNIT_CASE(test_peers_escalate),
+	KUNIT_CASE(test_peers_escalate_unbanned),
 	KUNIT_CASE(test_peers_v6_and_unix),
 	KUNIT_CASE(test_peers_capacity),
 	KUNIT_CASE(test_peers_share),

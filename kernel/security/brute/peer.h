@@ -138,7 +138,9 @@ struct brute_peer_key {
  *           bans).
  * @verdict: A new verdict on the peer, or BRUTE_VERDICT_NONE.
  * @banned: The verdict banned the peer from the endpoint.
- * @escalated: Crashes from the enclosing prefix banned the whole prefix.
+ * @prefix_verdict: A new verdict on the enclosing prefix (escalate_faults
+ *                  crashes from it), or BRUTE_VERDICT_NONE.
+ * @escalated: That verdict banned the whole prefix.
  * @key: The peer's entry.
  * @prefix: The enclosing prefix's entry (@prefix.peer.prefix is 0 when
  *          there is none: a Unix peer, or no wider prefix).
@@ -151,6 +153,7 @@ struct brute_peer_charge {
 	bool charged;
 	enum brute_verdict verdict;
 	bool banned;
+	enum brute_verdict prefix_verdict;
 	bool escalated;
 	struct brute_peer_key key;
 	struct brute_peer_key prefix;

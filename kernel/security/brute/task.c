@@ -399,11 +399,15 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 					     params->peer_ban_time_s);
 		}
 	}
-	if (charge->escalated) {
+	if (charge->prefix_verdict != BRUTE_VERDICT_NONE) {
 		info.peer = &charge->prefix;
 		info.stats.faults = charge->prefix_faults;
-		brute_audit_attack(&info, BRUTE_VERDICT_FAST, params, mode,
-				   "peer_ban");
+		mitigation = mode != BRUTE_MODE_KILL ? "audit" :
+			     charge->escalated ? "peer_ban" : "none";
+		brute_audit_attack(&info, charge->prefix_verdict, params, mode,
+				   mitigation);
+	}
+	if (charge->escalated) {
 		pr_warn_ratelimited("address prefix banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
 				    hierarchy->id, charge->prefix_faults);
 		brute_audit_peer_ban(hierarchy, &info, charge->prefix_faults,
