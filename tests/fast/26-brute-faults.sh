@@ -161,16 +161,11 @@ ok "attacks with 10% of page allocations failing ran to their end"
 # stretch: up to 30 s). Each reading counts the hierarchy of its own sed, as the baseline's
 # did, and whatever else is executing at that moment; a leak stays above the baseline
 # however long it waits.
+back_to_base() { now=$(hierarchies); [ "$now" -le "$base" ]; }
 echo flush >/sys/kernel/security/brute/lift
-i=0
-now=$(hierarchies)
-while [ "$now" -gt "$base" ] && [ $i -lt 60 ]; do
-	sleep 0.5
-	i=$((i + 1))
-	now=$(hierarchies)
-done
+wait_for 30 back_to_base
 if [ "$now" -le "$base" ]; then
-	ok "live hierarchies back to baseline ($base before, $now after, after $((i / 2)) s)"
+	ok "live hierarchies back to baseline ($base before, $now after)"
 else
 	not_ok "live hierarchies back to baseline" "$base before, $now after"
 fi
