@@ -266,21 +266,33 @@ u32 brute_exec_gain(const struct cred *old, const struct cred *new)
 	return 0;
 }
 
+/* Is @gid the real group of @cred or one of its supplementary groups? */
+static bool brute_cred_in_group(const struct cred *cred, kgid_t gid)
+{
+	return gid_eq(gid, cred->gid) ||
+	       (cred->group_info && groups_search(cred->group_info, gid));
+}
+
 /**
  * brute_cred_is_user() - Tell whether credentials are a user's own
  * @cred: Credentials.
  * @uid: The user.
  *
+ * What brute_exec_gain() counts as no gain is the user's own here too: a
+ * set-group-ID program for a group the user is in leaves nothing gained.
+ *
  * Return: True if every user ID of @cred is @uid, its effective, saved and
- * filesystem group IDs are its real one and it has no permitted capability
- * beyond the ambient set: nothing of a privilege gained is left.
+ * filesystem group IDs are its real one or among its supplementary groups,
+ * and it has no permitted capability beyond the ambient set: nothing of a
+ * privilege gained is left.
  */
 bool brute_cred_is_user(const struct cred *cred, kuid_t uid)
 {
 	return uid_eq(cred->uid, uid) && uid_eq(cred->euid, uid) &&
 	       uid_eq(cred->suid, uid) && uid_eq(cred->fsuid, uid) &&
-	       gid_eq(cred->egid, cred->gid) && gid_eq(cred->sgid, cred->gid) &&
-	       gid_eq(cred->fsgid, cred->gid) &&
+	       brute_cred_in_group(cred, cred->egid) &&
+	       brute_cred_in_group(cred, cred->sgid) &&
+	       brute_cred_in_group(cred, cred->fsgid) &&
 	       cap_issubset(cred->cap_permitted, cred->cap_ambient);
 }
 
@@ -737,8 +749,11 @@ static void test_exec_gain_own_group(struct kunit *const test)
 static void test_cred_is_user(struct kunit *const test)
 {
 	struct cred *cred = kunit_kzalloc(test, sizeof(*cred), GFP_KERNEL);
+	struct group_info *groups = groups_alloc(1);
 
 	KUNIT_ASSERT_NOT_NULL(test, cred);
+	KUNIT_ASSERT_NOT_NULL(test, groups);
+	groups->gid[0] = KGIDT_INIT(42);
 	test_cred_init(cred, 1000, 1000);
 	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
 	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1001)));
@@ -749,6 +764,18 @@ static void test_cred_is_user(struct kunit *const test)
 	test_cred_init(cred, 1000, 1000);
 	cred->egid = KGIDT_INIT(42);
 	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	/*
+	 * ... unless the user is in that group: as for brute_exec_gain(),
+	 * the user could have had it without the program.
+	 */
+	cred->group_info = groups;
+	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	cred->sgid = KGIDT_INIT(42);
+	cred->fsgid = KGIDT_INIT(42);
+	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	cred->fsgid = KGIDT_INIT(43);
+	KUNIT_EXPECT_FALSE(test, brute_cred_is_user(cred, KUIDT_INIT(1000)));
+	cred->group_info = NULL;
 	/* Capabilities beyond the ambient set. */
 	test_cred_init(cred, 1000, 1000);
 	cap_raise(cred->cap_permitted, CAP_NET_RAW);
@@ -757,6 +784,7 @@ static void test_cred_is_user(struct kunit *const test)
 	test_cred_init(cred, 0, 0);
 	cred->cap_ambient = CAP_FULL_SET;
 	KUNIT_EXPECT_TRUE(test, brute_cred_is_user(cred, GLOBAL_ROOT_UID));
+	put_group_info(groups);
 }
 
 static void test_principal(struct kunit *const test)
