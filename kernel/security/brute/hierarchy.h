@@ -110,10 +110,15 @@ struct brute_hierarchy {
 	/** @killed: Tasks killed by Brute in this hierarchy. */
 	u32 killed;
 	/**
-	 * @detected: An attack was detected since the last execve(): in kill
-	 * mode, every later crash kills the hierarchy again.
+	 * @detected: An attack was detected since the last execve(): its
+	 * crashes are no longer recorded one by one.
 	 */
 	bool detected;
+	/**
+	 * @rekills: The last verdict was made in kill mode: while the mode is
+	 * kill, every later crash kills the hierarchy again.
+	 */
+	bool rekills;
 	/**
 	 * @restart: The backstop asked for a restart of the service (slow
 	 * crashes): its next crash kills it, and says so.

@@ -49,6 +49,19 @@ struct brute_hold {
 };
 
 /*
+ * The hold that ends at @until is over while the mode is not kill: a hold is
+ * a mitigation, and one that ends in audit mode kills nothing, now or after
+ * a later switch back to kill mode.
+ */
+static void brute_hold_drop(struct brute_hierarchy *hierarchy, u64 until)
+{
+	spin_lock(&hierarchy->lock);
+	if (hierarchy->held_until == until)
+		WRITE_ONCE(hierarchy->held_until, 0);
+	spin_unlock(&hierarchy->lock);
+}
+
+/*
  * Kill @hierarchy, the current task with it, if the hold that ends at
  * @until still holds it and the mode is still kill.
  * Context: A task of @hierarchy; may sleep.
@@ -64,8 +77,10 @@ static void brute_hold_expire(struct brute_hierarchy *hierarchy, u64 until)
 	const enum brute_mode mode = brute_mode();
 	struct brute_params params;
 
-	if (mode != BRUTE_MODE_KILL)
+	if (mode != BRUTE_MODE_KILL) {
+		brute_hold_drop(hierarchy, until);
 		return;
+	}
 	spin_lock(&hierarchy->lock);
 	if (hierarchy->held_until != until) {
 		spin_unlock(&hierarchy->lock);
@@ -128,8 +143,13 @@ static void brute_hold_timer(struct work_struct *work)
 					       struct brute_hold, timer);
 	struct task_struct *first = NULL;
 
-	if (READ_ONCE(hold->hierarchy->held_until) == hold->until &&
-	    brute_mode() == BRUTE_MODE_KILL)
+	if (READ_ONCE(hold->hierarchy->held_until) != hold->until) {
+		brute_hold_free(hold);
+		return;
+	}
+	if (brute_mode() != BRUTE_MODE_KILL)
+		brute_hold_drop(hold->hierarchy, hold->until);
+	else
 		first = brute_hold_first(hold->hierarchy);
 	if (!first) {
 		brute_hold_free(hold);
@@ -222,8 +242,13 @@ bool brute_hold_refuses(struct brute_hierarchy *hierarchy)
 {
 	const u64 until = READ_ONCE(hierarchy->held_until);
 
-	if (brute_mode() != BRUTE_MODE_KILL || !until)
+	if (!until)
 		return false;
+	if (brute_mode() != BRUTE_MODE_KILL) {
+		if (ktime_get_ns() >= until)
+			brute_hold_drop(hierarchy, until);
+		return false;
+	}
 	if (ktime_get_ns() < until)
 		return true;
 	brute_hold_expire(hierarchy, until);

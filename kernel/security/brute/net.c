@@ -69,7 +69,9 @@
 #include "net.h"
 #include "peer.h"
 #include "setup.h"
+#include "sysctl.h"
 #include "task.h"
+#include "trust.h"
 
 /* Bound names of Unix listeners are hashed into endpoint keys. */
 static siphash_key_t brute_unix_key __ro_after_init;
@@ -436,8 +438,29 @@ static void hook_inet_conn_established(struct sock *const sk,
 }
 
 /*
+ * Does a ban refuse the peer of @input at its endpoint?  Never a peer the
+ * operator trusts there (root, a proxy): a ban made before it was trusted,
+ * or of a prefix that holds it, refuses the others only.
+ */
+static bool brute_refused(const struct brute_endpoint *const endpoint,
+			  const struct brute_peer *const peer)
+{
+	struct brute_params params;
+	struct brute_input input;
+
+	if (!brute_peers_refused(&brute_peers, endpoint, peer, ktime_get_ns()))
+		return false;
+	brute_params_get(&params);
+	memset(&input, 0, sizeof(input));
+	input.endpoint = *endpoint;
+	input.peer = *peer;
+	return !brute_trust_peer(&input, params.trusted_uid_max, false);
+}
+
+/*
  * Does a ban refuse the peer of an accepted connection?  A connection that
- * found no ban does not look again before the next ban is made.
+ * found no ban (in kill mode: in the others none refuses) does not look
+ * again before the next ban is made.
  */
 static bool brute_sock_refused(struct brute_sock_security *const bs)
 {
@@ -445,8 +468,9 @@ static bool brute_sock_refused(struct brute_sock_security *const bs)
 
 	if (READ_ONCE(bs->ban_ok) && READ_ONCE(bs->ban_gen) == gen)
 		return false;
-	if (brute_peers_refused(&brute_peers, &bs->input.endpoint,
-				&bs->input.peer, ktime_get_ns()))
+	if (brute_mode() != BRUTE_MODE_KILL)
+		return false;
+	if (brute_refused(&bs->input.endpoint, &bs->input.peer))
 		return true;
 	WRITE_ONCE(bs->ban_gen, gen);
 	WRITE_ONCE(bs->ban_ok, 1);
@@ -525,8 +549,7 @@ static int hook_inet_conn_request(const struct sock *const sk,
 		brute_peer_set_uid(&peer, brute_sock(client)->party);
 		sock_put(client);
 	}
-	return brute_peers_refused(&brute_peers, &endpoint, &peer,
-				   ktime_get_ns()) ? -EPERM : 0;
+	return brute_refused(&endpoint, &peer) ? -EPERM : 0;
 }
 
 /*
@@ -586,8 +609,7 @@ static int hook_unix_stream_connect(struct sock *const sock,
 		    (ls->flags & BRUTE_SOCK_PLAIN);
 	if (!static_branch_unlikely(&brute_peer_bans))
 		return 0;
-	return brute_peers_refused(&brute_peers, &input->endpoint,
-				   &input->peer, ktime_get_ns()) ? -EPERM : 0;
+	return brute_refused(&input->endpoint, &input->peer) ? -EPERM : 0;
 }
 
 /*

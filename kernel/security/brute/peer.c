@@ -619,7 +619,7 @@ void brute_peers_charge(struct brute_peers *peers,
 	if (!entry)
 		goto touch;
 	brute_stats_update(&entry->stats, now, params);
-	charge->prefix_faults = entry->stats.faults;
+	charge->prefix_stats = entry->stats;
 	charge->prefix_verdict = brute_peer_verdict(&entry->stats,
 						    params->escalate_faults,
 						    params);
@@ -982,7 +982,7 @@ static void test_peers_ban(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, BRUTE_VERDICT_FAST, charge.verdict);
 	KUNIT_EXPECT_TRUE(test, charge.banned);
 	KUNIT_EXPECT_FALSE(test, charge.escalated);
-	KUNIT_EXPECT_EQ(test, 5, charge.prefix_faults);
+	KUNIT_EXPECT_EQ(test, 5, charge.prefix_stats.faults);
 	KUNIT_EXPECT_EQ(test, 32, charge.key.peer.prefix);
 	KUNIT_EXPECT_EQ(test, 24, charge.prefix.peer.prefix);
 	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &in.endpoint,
@@ -1016,7 +1016,7 @@ static void test_peers_escalate(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, charge.banned);
 	}
 	KUNIT_EXPECT_TRUE(test, charge.escalated);
-	KUNIT_EXPECT_EQ(test, 15, charge.prefix_faults);
+	KUNIT_EXPECT_EQ(test, 15, charge.prefix_stats.faults);
 	{
 		const struct brute_input in = test_input_v4(7777, 0x0a0002c8);
 
@@ -1058,7 +1058,7 @@ static void test_peers_escalate_unbanned(struct kunit *test)
 				continue;
 			verdicts++;
 			KUNIT_EXPECT_EQ(test, 15, crashes);
-			KUNIT_EXPECT_EQ(test, 15, charge.prefix_faults);
+			KUNIT_EXPECT_EQ(test, 15, charge.prefix_stats.faults);
 		}
 		KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers,
 							     &in.endpoint,

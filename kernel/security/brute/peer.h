@@ -145,7 +145,8 @@ struct brute_peer_key {
  * @prefix: The enclosing prefix's entry (@prefix.peer.prefix is 0 when
  *          there is none: a Unix peer, or no wider prefix).
  * @stats: The peer's statistics, before a verdict restarted them.
- * @prefix_faults: Crashes counted for the enclosing prefix.
+ * @prefix_stats: The enclosing prefix's statistics, before a verdict
+ *                restarted them.
  * @period_ns: The period this crash added.
  * @lino: With a Unix endpoint, its listener's socket inode number.
  */
@@ -158,7 +159,7 @@ struct brute_peer_charge {
 	struct brute_peer_key key;
 	struct brute_peer_key prefix;
 	struct brute_stats stats;
-	u32 prefix_faults;
+	struct brute_stats prefix_stats;
 	u64 period_ns;
 	u64 lino;
 };

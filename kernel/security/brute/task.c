@@ -209,6 +209,7 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		brute_ids_save(&hierarchy->ids, new);
 		WRITE_ONCE(hierarchy->boundaries, 0);
 		hierarchy->detected = false;
+		hierarchy->rekills = false;
 		hierarchy->restart = false;
 		/* A new image: no longer held for a restart. */
 		brute_hold_end(hierarchy);
@@ -309,8 +310,10 @@ struct brute_crash {
  * fork-attack verdict, and the backstop's at any pace; any other image
  * only the backstop's.  A verdict restarts the statistics, so that an
  * attack that goes on is detected again, and marks the hierarchy
- * detected: in kill mode every later crash of a detected hierarchy kills
- * it again, whatever the mode was when it was detected.
+ * detected (its crashes are no longer recorded one by one).  A verdict in
+ * kill mode also makes every later crash of the hierarchy kill it again,
+ * while the mode is kill; a verdict in audit mode does not: after a switch
+ * to kill mode, the hierarchy is killed at its next verdict, which says so.
  */
 static void brute_charge(struct brute_hierarchy *const hierarchy,
 			 struct brute_crash *const crash, const u64 now,
@@ -337,6 +340,8 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 							params);
 	if (crash->verdict != BRUTE_VERDICT_NONE) {
 		hierarchy->detected = true;
+		/* Only a verdict that killed makes the next crashes kill. */
+		hierarchy->rekills = mode == BRUTE_MODE_KILL;
 		hierarchy->attacks++;
 		hierarchy->restart = !crash->user &&
 				     crash->verdict == BRUTE_VERDICT_SLOW &&
@@ -347,12 +352,13 @@ static void brute_charge(struct brute_hierarchy *const hierarchy,
 				brute_hold_start(hierarchy, now,
 						 params->backstop_hold_s);
 		brute_stats_reset(&hierarchy->stats, now);
-	} else if (hierarchy->detected && mode == BRUTE_MODE_KILL) {
+	} else if (hierarchy->rekills && mode == BRUTE_MODE_KILL) {
 		crash->rekill = true;
 		crash->restarted = hierarchy->restart;
 		hierarchy->restart = false;
 	}
-	crash->held = !crash->user && now < hierarchy->held_until;
+	crash->held = !crash->user && mode == BRUTE_MODE_KILL &&
+		      now < hierarchy->held_until;
 	spin_unlock(&hierarchy->lock);
 }
 
@@ -401,7 +407,7 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 	}
 	if (charge->prefix_verdict != BRUTE_VERDICT_NONE) {
 		info.peer = &charge->prefix;
-		info.stats.faults = charge->prefix_faults;
+		info.stats = charge->prefix_stats;
 		mitigation = mode != BRUTE_MODE_KILL ? "audit" :
 			     charge->escalated ? "peer_ban" : "none";
 		brute_audit_attack(&info, charge->prefix_verdict, params, mode,
@@ -409,8 +415,9 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 	}
 	if (charge->escalated) {
 		pr_warn_ratelimited("address prefix banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
-				    hierarchy->id, charge->prefix_faults);
-		brute_audit_peer_ban(hierarchy, &info, charge->prefix_faults,
+				    hierarchy->id, charge->prefix_stats.faults);
+		brute_audit_peer_ban(hierarchy, &info,
+				     charge->prefix_stats.faults,
 				     params->peer_ban_time_s);
 	}
 }

@@ -2880,4 +2880,83 @@ TEST_F(brute, v4_fast_backstop_hold_modes)
 	EXPECT_EQ(0, service_end(&srv));
 }
 
+/*
+ * A hold that ends while the mode is 1 is over: it kills nothing then, nor
+ * after a later switch back to mode 2 (the service forks and serves).
+ */
+TEST_F(brute, v4_fast_backstop_hold_ends_in_audit)
+{
+	const char *spec = "10.199.0.1:7817";
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	srv = hold_attacked(_metadata, "1", spec, false);
+	ASSERT_GT(srv.pid, 0);
+	usleep(200000);
+	ASSERT_EQ(0, sysctl_write("mode", "1"));
+	usleep(2500000);
+	ASSERT_EQ(0, sysctl_write("mode", "2"));
+	EXPECT_EQ(2, hold_answered(spec, "2"));
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A backstop verdict made in mode 1 only reports: after a switch to mode 2
+ * the service's next crash does not kill it (a verdict in mode 2 would,
+ * and says so); its statistics start from that verdict.
+ */
+TEST_F(brute, v4_audit_verdict_does_not_rekill)
+{
+	const char *spec = "10.199.0.1:7818";
+	struct outcome out;
+	struct run srv;
+	int status;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("mode", "1"));
+	srv = hold_attacked(_metadata, "0", spec, false);
+	ASSERT_GT(srv.pid, 0);
+	ASSERT_EQ(0, sysctl_write("mode", "2"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  HOLD_ATTACKERS, "-c", "2", "-r", "crash", "tcp",
+			  (char *)spec));
+	EXPECT_EQ(2, out.crashed);
+	usleep(200000);
+	EXPECT_EQ(0, waitpid(srv.pid, &status, WNOHANG));
+	EXPECT_EQ(2, hold_answered(spec, "2"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A peer banned before the operator declared it trusted is refused no
+ * longer: a trusted peer is never refused, whatever ban covers it.
+ */
+TEST_F(brute, v4_trusted_after_ban)
+{
+	const char *spec = "10.199.0.1:7819";
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   (char *)spec));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "5", "-r", "crash", "tcp",
+			  (char *)spec));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "1", "-t", "300", "tcp",
+			  (char *)spec));
+	EXPECT_EQ(1, out.refused);
+	ASSERT_EQ(0, trust("add 10.199.0.2"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "2", "tcp", (char *)spec));
+	EXPECT_EQ(2, out.answered);
+	EXPECT_EQ(0, service_end(&srv));
+}
+
 TEST_HARNESS_MAIN
