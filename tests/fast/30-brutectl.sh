@@ -405,4 +405,29 @@ if echo "$json" | grep -q '"peer":"uid:1002".*"transport":"unix","lino":[0-9]*,"
 else
 	not_ok "peers --json: lpath, trusted" "$json"
 fi
-lift_all
+# the kernel's write semantics: one write() per open file is one transaction; a second
+# write() to the same file (a shell writing a line at a time) is refused, so what it split
+# never applies piece by piece past its first write; a NUL byte is refused, not a cut
+before=$(cat $T)
+{ printf 'add 203.0.113.1\n'; printf 'add 203.0.113.2\n'; } >$T 2>/dev/null
+rc=$?
+after=$(cat $T)
+printf 'add 203.0.113.3\0add 300.1.1.1\n' >$T 2>/dev/null
+rc_nul=$?
+if [ $rc != 0 ] && [ $rc_nul != 0 ] && echo "$after" | grep -q '^trusted=203.0.113.1/32 ' &&
+	! echo "$after" | grep -q '203.0.113.2' && ! grep -q '203.0.113.3' $T; then
+	ok "trusted: a second write() to the open file refused (exit $rc), only the first applied; a NUL refused"
+else
+	not_ok "trusted: split writes and NUL" "exit $rc, nul exit $rc_nul" "before: $before" "after: $after" "now: $(cat $T)"
+fi
+echo 'del 203.0.113.1' >$T
+{ echo flush; echo flush; } >/sys/kernel/security/brute/lift 2>/dev/null
+rc=$?
+echo '4294968296 0:2 38' >/sys/kernel/security/brute/lift 2>/dev/null
+rc_wrap=$?
+if [ $rc != 0 ] && [ $rc_wrap != 0 ]; then
+	ok "lift: a second write() refused; a user ID past 2^32 refused, not wrapped"
+else
+	not_ok "lift: second write, wrapped number" "exit $rc, wrap exit $rc_wrap"
+fi
+lift_all || :

@@ -24,6 +24,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
+#include <net/ipv6.h>
 
 #include "audit.h"
 #include "common.h"
@@ -129,13 +130,16 @@ static ssize_t brute_fs_trusted_write(struct file *file,
 	buf = memdup_user_nul(ubuf, len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = brute_trust_write(buf, &update);
+	/* A NUL would hide what follows it from the parser. */
+	ret = strlen(buf) == len ? brute_trust_write(buf, &update) : -EINVAL;
 	kfree(buf);
 	if (ret)
 		return ret;
 	if (update.added || update.removed)
 		brute_audit_trust(update.added, update.removed,
 				  update.entries);
+	/* A second write() to this open file is refused: not a transaction. */
+	*ppos += len;
 	return len;
 }
 
@@ -157,22 +161,33 @@ static const struct file_operations brute_fs_trusted_fops = {
 
 static int brute_fs_parse_uid(const char *s, kuid_t *uid)
 {
-	unsigned int value;
-	char end;
+	u32 value;
 
-	if (sscanf(s, "%u%c", &value, &end) != 1)
+	if (brute_parse_u32(s, &value))
 		return -EINVAL;
 	*uid = make_kuid(&init_user_ns, value);
 	return uid_valid(*uid) ? 0 : -EINVAL;
+}
+
+/* The next word of @s, NUL-terminated; @s moves past it. */
+static char *brute_fs_word(char **s)
+{
+	char *word = skip_spaces(*s), *end = word;
+
+	while (*end && !isspace(*end))
+		end++;
+	if (*end)
+		*end++ = '\0';
+	*s = end;
+	return word;
 }
 
 /* "ADDR", "ADDR/PREFIX" (IPv4 or IPv6) or "uid:UID". */
 static int brute_fs_parse_peer(char *s, struct brute_peer *peer)
 {
 	char *slash = strchr(s, '/');
-	unsigned int prefix, max;
+	u32 prefix, max, skip = 0;
 	const char *end;
-	char c;
 
 	memset(peer, 0, sizeof(*peer));
 	if (str_has_prefix(s, "uid:")) {
@@ -187,14 +202,23 @@ static int brute_fs_parse_peer(char *s, struct brute_peer *peer)
 	} else if (in6_pton(s, -1, peer->addr.v6.s6_addr, -1, &end) && !*end) {
 		peer->family = AF_INET6;
 		max = 128;
+		if (ipv6_addr_v4mapped(&peer->addr.v6)) {
+			/* Peers are kept as IPv4: ::ffff:a.b.c.d/104 is /8. */
+			peer->addr.v4 = peer->addr.v6.s6_addr32[3];
+			memset(&peer->addr.v6.s6_addr32[1], 0,
+			       3 * sizeof(__be32));
+			peer->family = AF_INET;
+			max = 32;
+			skip = 96;
+		}
 	} else {
 		return -EINVAL;
 	}
-	prefix = max;
-	if (slash && (sscanf(slash + 1, "%u%c", &prefix, &c) != 1 ||
-		      prefix > max))
+	prefix = 128;
+	if (slash && (brute_parse_u32(slash + 1, &prefix) ||
+		      prefix < skip || prefix > skip + max))
 		return -EINVAL;
-	peer->prefix = prefix;
+	peer->prefix = slash ? prefix - skip : max;
 	return 0;
 }
 
@@ -214,10 +238,9 @@ static int brute_fs_parse_peer(char *s, struct brute_peer *peer)
  */
 int brute_fs_parse_lift(char *buf, struct brute_lift *lift)
 {
-	unsigned int uid, major, minor;
-	unsigned long long ino;
-	char *line = strim(buf);
-	char end;
+	char *line = strim(buf), *uid, *dev, *ino, *minor;
+	u32 id, major, min;
+	u64 inode;
 
 	memset(lift, 0, sizeof(*lift));
 	if (!strcmp(line, "all")) {
@@ -241,16 +264,23 @@ int brute_fs_parse_lift(char *buf, struct brute_lift *lift)
 		lift->scope = BRUTE_LIFT_PEER;
 		return brute_fs_parse_peer(line, &lift->peer);
 	}
-	if (sscanf(line, "%u %u:%u %llu%c", &uid, &major, &minor, &ino,
-		   &end) != 4)
+	uid = brute_fs_word(&line);
+	dev = brute_fs_word(&line);
+	ino = brute_fs_word(&line);
+	minor = strchr(dev, ':');
+	if (*skip_spaces(line) || !minor)
 		return -EINVAL;
-	if (major >= (1U << (32 - MINORBITS)) || minor > MINORMASK)
+	*minor++ = '\0';
+	if (brute_parse_u32(uid, &id) || brute_parse_u32(dev, &major) ||
+	    brute_parse_u32(minor, &min) || brute_parse_u64(ino, &inode))
 		return -EINVAL;
-	lift->key.uid = make_kuid(&init_user_ns, uid);
+	if (major >= (1U << (32 - MINORBITS)) || min > MINORMASK)
+		return -EINVAL;
+	lift->key.uid = make_kuid(&init_user_ns, id);
 	if (!uid_valid(lift->key.uid))
 		return -EINVAL;
-	lift->key.dev = MKDEV(major, minor);
-	lift->key.ino = ino;
+	lift->key.dev = MKDEV(major, min);
+	lift->key.ino = inode;
 	lift->scope = BRUTE_LIFT_ONE;
 	return 0;
 }
@@ -295,10 +325,16 @@ static ssize_t brute_fs_lift_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EINVAL;
 	ret = brute_fs_parse_lift(buf, &lift);
 	if (!ret)
 		ret = brute_fs_lift(&lift);
-	return ret < 0 ? ret : len;
+	if (ret < 0)
+		return ret;
+	/* One line per open file: a second write() is refused. */
+	*ppos += len;
+	return len;
 }
 
 static const struct file_operations brute_fs_lift_fops = {
@@ -383,6 +419,17 @@ static void test_parse_lift(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("alll", &lift));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("user", &lift));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("user 12x", &lift));
+	/* Numbers that do not fit are refused, never wrapped. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("4294968296 8:1 1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("user 4294968296", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("1000 4294967304:1 1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_parse("1000 8:1 18446744073709551617", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("+1000 8:1 1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("1000 8:+1 1", &lift));
+	KUNIT_ASSERT_EQ(test, 0, test_parse("  1000   8:1\t1234 ", &lift));
+	KUNIT_EXPECT_EQ(test, MKDEV(8, 1), lift.key.dev);
+	KUNIT_EXPECT_EQ(test, 1234, lift.key.ino);
 }
 
 static void test_parse_lift_peer(struct kunit *test)
@@ -416,6 +463,22 @@ static void test_parse_lift_peer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 2001:db8::/129", &lift));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:", &lift));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:-1", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:4294968296", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer uid:+1000", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_parse("peer 10.0.0.0/4294967304", &lift));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer 10.0.0.0/+8", &lift));
+
+	/* An IPv4-mapped peer is the IPv4 one, as peers are kept. */
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer ::ffff:10.0.2.5", &lift));
+	KUNIT_EXPECT_EQ(test, AF_INET, lift.peer.family);
+	KUNIT_EXPECT_EQ(test, 32, lift.peer.prefix);
+	KUNIT_EXPECT_EQ(test, htonl(0x0a000205), lift.peer.addr.v4);
+	KUNIT_EXPECT_EQ(test, 0, lift.peer.addr.v6.s6_addr32[3]);
+	KUNIT_ASSERT_EQ(test, 0, test_parse("peer ::ffff:10.0.0.0/104", &lift));
+	KUNIT_EXPECT_EQ(test, AF_INET, lift.peer.family);
+	KUNIT_EXPECT_EQ(test, 8, lift.peer.prefix);
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_parse("peer ::ffff:10.0.0.0/8", &lift));
 }
 
 static struct kunit_case test_fs_cases[] = {

@@ -69,7 +69,7 @@ static int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
 {
 	char *slash = strchr(s, '/');
 	const char *end;
-	unsigned int len, max;
+	u32 len, max, skip = 0;
 
 	if (slash) {
 		if (!allow_len)
@@ -86,6 +86,8 @@ static int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
 			memset(&addr->s6_addr32[1], 0, 3 * sizeof(__be32));
 			*family = AF_INET;
 			max = 32;
+			/* ::ffff:10.0.0.0/104 is 10.0.0.0/8. */
+			skip = 96;
 		} else {
 			*family = AF_INET6;
 			max = 128;
@@ -93,10 +95,11 @@ static int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
 	} else {
 		return -EINVAL;
 	}
-	len = max;
-	if (slash && (kstrtouint(slash + 1, 10, &len) || len > max))
+	len = skip + max;
+	if (slash && (brute_parse_u32(slash + 1, &len) || len < skip ||
+		      len > skip + max))
 		return -EINVAL;
-	*prefix = len;
+	*prefix = len - skip;
 	return 0;
 }
 
@@ -107,10 +110,10 @@ static int brute_trust_parse_uids(char *s, struct brute_trust_entry *e)
 
 	if (dash)
 		*dash = '\0';
-	if (kstrtou32(s, 10, &e->uid_first))
+	if (brute_parse_u32(s, &e->uid_first))
 		return -EINVAL;
 	e->uid_last = e->uid_first;
-	if (dash && kstrtou32(dash + 1, 10, &e->uid_last))
+	if (dash && brute_parse_u32(dash + 1, &e->uid_last))
 		return -EINVAL;
 	if (e->uid_last < e->uid_first || e->uid_last == (u32)-1)
 		return -EINVAL;
@@ -120,13 +123,15 @@ static int brute_trust_parse_uids(char *s, struct brute_trust_entry *e)
 
 /*
  * An entry: "ADDR[/LEN] [netns=INUM] [laddr=ADDR] [lport=PORT]" or
- * "uid:FIRST[-LAST] [netns=INUM]", fields separated by white space.
+ * "uid:FIRST[-LAST] [netns=INUM]", fields separated by white space, each
+ * at most once; laddr= one the peer can reach (it could match nothing else).
  */
 static int brute_trust_parse_entry(char *s, struct brute_trust_entry *e)
 {
 	char *word = strsep(&s, " \t");
 	u16 family, prefix;
-	unsigned int port;
+	bool netns = false;
+	u32 port;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -144,12 +149,13 @@ static int brute_trust_parse_entry(char *s, struct brute_trust_entry *e)
 	while ((word = strsep(&s, " \t"))) {
 		if (!*word)
 			continue;
-		if (str_has_prefix(word, "netns=")) {
-			if (kstrtou32(word + 6, 10, &e->netns) || !e->netns)
+		if (str_has_prefix(word, "netns=") && !netns) {
+			if (brute_parse_u32(word + 6, &e->netns) || !e->netns)
 				return -EINVAL;
+			netns = true;
 		} else if (str_has_prefix(word, "lport=") &&
-			   e->family != AF_UNIX) {
-			if (kstrtouint(word + 6, 10, &port) || !port ||
+			   e->family != AF_UNIX && !e->lport) {
+			if (brute_parse_u32(word + 6, &port) || !port ||
 			    port > 65535)
 				return -EINVAL;
 			e->lport = port;
@@ -160,6 +166,13 @@ static int brute_trust_parse_entry(char *s, struct brute_trust_entry *e)
 						       false);
 			if (err)
 				return err;
+			/*
+			 * An IPv6 peer never reaches an IPv4 listener, nor an
+			 * IPv4 peer an IPv6 one, but on :: (dual-stack).
+			 */
+			if (family != e->family &&
+			    (family == AF_INET || !ipv6_addr_any(&e->laddr)))
+				return -EINVAL;
 			e->laddr_set = true;
 			if (family == AF_INET) {
 				/* As endpoints keep it: IPv4-mapped. */
@@ -555,6 +568,28 @@ static void test_trust_transaction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_trust_write("add uid:5 lport=80", &u));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_trust_write("add", &u));
 	KUNIT_EXPECT_EQ(test, -EINVAL, test_trust_write("flush now", &u));
+	/* Each field once; digits only; a laddr= the peer could reach. */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 10.0.0.1 netns=1 netns=2", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 10.0.0.1 lport=80 lport=81", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_trust_write("add 10.0.0.0/+8", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL, test_trust_write("add uid:+5", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 10.0.0.1 lport=+80", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 10.0.0.1 netns=4294967297", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 2001:db8::/32 laddr=10.0.0.1 lport=80", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add 10.0.0.1 laddr=::1 lport=80", &u));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			test_trust_write("add ::ffff:10.0.0.0/8", &u));
+	/* An IPv4 peer reaches a dual-stack listener. */
+	KUNIT_EXPECT_EQ(test, 0,
+			test_trust_write("add 10.0.0.1 laddr=:: lport=80", &u));
+	KUNIT_EXPECT_EQ(test, 0,
+			test_trust_write("del 10.0.0.1 laddr=:: lport=80", &u));
 	KUNIT_EXPECT_EQ(test, 0, test_trust_write("# comment\n\nadd 10.0.0.0/8\n", &u));
 	KUNIT_EXPECT_EQ(test, 0, u.added);
 	KUNIT_EXPECT_EQ(test, 0, test_trust_write("flush\nadd 10.9.0.0/16", &u));
@@ -562,6 +597,11 @@ static void test_trust_transaction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, u.added);
 	KUNIT_EXPECT_FALSE(test, brute_trust_peer(&in, 999, false));
 	KUNIT_EXPECT_EQ(test, 0, test_trust_write("del 10.9.0.0/16", &u));
+	KUNIT_EXPECT_EQ(test, 0, brute_trust_count());
+	/* An IPv4-mapped prefix counts the IPv6 bits: /104 is a /8. */
+	KUNIT_EXPECT_EQ(test, 0, test_trust_write("add ::ffff:10.0.0.0/104", &u));
+	KUNIT_EXPECT_EQ(test, 0, test_trust_write("del 10.0.0.0/8", &u));
+	KUNIT_EXPECT_EQ(test, 1, u.removed);
 	KUNIT_EXPECT_EQ(test, 0, brute_trust_count());
 }
 
