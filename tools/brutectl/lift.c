@@ -24,21 +24,33 @@
 
 /* ---- lift ------------------------------------------------------------------------------ */
 
-/* A user name or a decimal uid. Returns false (with a message) if neither. */
+/* A user name or a decimal uid, not (uid_t)-1 (no user). Returns false (with a message) if
+ * neither. */
 static bool parse_user(const char *s, uint32_t *uid)
 {
+	char quoted[168];
 	struct passwd *pw;
 
 	if (s[0] >= '0' && s[0] <= '9') {
-		if (parse_u32(s, uid))
-			return true;
-		err("lift: bad uid '%s'", s);
-		return false;
+		if (!parse_u32(s, uid)) {
+			err("lift: bad uid '%s'", snip(quoted, sizeof(quoted), s));
+			return false;
+		}
+		if (*uid == UINT32_MAX) {
+			err("lift: bad uid '%s' (4294967295 is no user)", snip(quoted, sizeof(quoted), s));
+			return false;
+		}
+		return true;
 	}
 	errno = 0;
 	pw = getpwnam(s);
 	if (!pw) {
-		err("lift: no such user '%s'", s);
+		err("lift: no such user '%s'", snip(quoted, sizeof(quoted), s));
+		return false;
+	}
+	if (pw->pw_uid == (uid_t)-1) {
+		err("lift: user '%s' has uid 4294967295, which is no user",
+		    snip(quoted, sizeof(quoted), s));
 		return false;
 	}
 	*uid = pw->pw_uid;
@@ -131,10 +143,6 @@ static bool peer_lift_line(const char *arg, char *msg, size_t msize, char *done,
 		}
 		if (!parse_user(arg + 4, &uid))
 			return false;
-		if (uid == UINT32_MAX) {
-			err("lift: bad uid '%s' (4294967295 is no user)", arg + 4);
-			return false;
-		}
 		snprintf(msg, msize, "peer uid:%" PRIu32, uid);
 		snprintf(peer, sizeof(peer), "uid:%" PRIu32, uid);
 	} else {
@@ -191,11 +199,18 @@ int cmd_lift(int argc, char **argv)
 		"       brutectl lift --peer ADDR[/LEN] | brutectl lift --peer uid:USER | "
 		"brutectl lift --peer all";
 	char msg[96], what[PATH_MAX + 96], done[PATH_MAX + 160], none[PATH_MAX + 160];
+	char quoted[168], quoted2[168], path[PATH_MAX];
 	uint32_t uid, maj, min;
 	uint64_t ino;
 
-	if (argc == 2 && !strcmp(argv[1], "--all"))
+	if (argc >= 2 && !strcmp(argv[1], "--all")) {
+		if (argc > 2) {
+			err("lift: --all: unexpected argument '%s'\n%s",
+			    snip(quoted, sizeof(quoted), argv[2]), usage);
+			return EXIT_USAGE;
+		}
 		return write_lift("all", "lifted every ban", "no ban to lift");
+	}
 	if (argc >= 2 && !strcmp(argv[1], "--peer")) {
 		if (argc != 3) {
 			err("lift: --peer takes one argument: ADDR[/LEN], uid:USER or all\n%s", usage);
@@ -210,24 +225,28 @@ int cmd_lift(int argc, char **argv)
 		struct stat st;
 
 		if (argv[1][0] == '-' || argv[2][0] == '-') {
-			err("lift: unknown option\n%s", usage);
+			err("lift: unknown option '%s'\n%s",
+			    snip(quoted, sizeof(quoted), argv[argv[1][0] == '-' ? 1 : 2]), usage);
 			return EXIT_USAGE;
 		}
 		if (!parse_user(argv[1], &uid))
 			return EXIT_USAGE;
+		/* the path as given for messages: its control bytes escaped, bounded */
+		escape_tty(path, sizeof(path), argv[2], strnlen(argv[2], sizeof(path)));
 		if (stat(argv[2], &st)) {
-			err("lift: cannot stat %s: %s", argv[2], strerror(errno));
+			err("lift: cannot stat %s: %s", path, strerror(errno));
 			return EXIT_FAIL;
 		}
 		maj = major(st.st_dev);
 		min = minor(st.st_dev);
 		ino = st.st_ino;
 		snprintf(what, sizeof(what), "uid %" PRIu32 " on %s (%" PRIu32 ":%" PRIu32
-			 " %" PRIu64 ")", uid, argv[2], maj, min, ino);
+			 " %" PRIu64 ")", uid, path, maj, min, ino);
 	} else if (argc == 4) {
 		if (!parse_dev(argv[2], &maj, &min) || !parse_u64(argv[3], UINT64_MAX, &ino)) {
-			err("lift: expected MAJ:MIN INO (decimal), got '%s %s'\n%s", argv[2],
-			    argv[3], usage);
+			err("lift: expected MAJ:MIN INO (decimal), got '%s %s'\n%s",
+			    snip(quoted, sizeof(quoted), argv[2]), snip(quoted2, sizeof(quoted2), argv[3]),
+			    usage);
 			return EXIT_USAGE;
 		}
 		if (!parse_user(argv[1], &uid))

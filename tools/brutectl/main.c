@@ -66,6 +66,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	char quoted[168];
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "trust"))
 		return cmd_trust(argc - 1, argv + 1);
-	err("unknown command '%s'", argv[1]);
+	err("unknown command '%s'", snip(quoted, sizeof(quoted), argv[1]));
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -209,14 +209,15 @@ int cmd_status(int argc, char **argv)
 	size_t tn = 0;
 	int trusted;
 	int64_t uid_max;
-	char why[256] = "";
+	char why[256] = "", quoted[168];
 	size_t mode_i;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else {
-			err("status: unknown argument '%s' (usage: brutectl status [--json])", argv[i]);
+			err("status: unknown argument '%s' (usage: brutectl status [--json])",
+			    snip(quoted, sizeof(quoted), argv[i]));
 			free(lsm_path);
 			return EXIT_USAGE;
 		}

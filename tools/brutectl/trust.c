@@ -24,6 +24,8 @@
 #include "trust.h"
 
 #define MAX_TOKENS 8	/* a peer and its two scope fields; more is an error */
+#define MAX_LISTED 20	/* a file's errors (and warnings) listed; the others counted */
+#define BOM "\357\273\277"	/* U+FEFF in UTF-8, the byte-order mark */
 
 /* ---- the kernel's list ------------------------------------------------------------------ */
 
@@ -289,9 +291,16 @@ static ssize_t find_same(const struct trust_entry *v, size_t n, const struct tru
 	return -1;
 }
 
+/* The path of a file for messages: one line, its control bytes escaped, bounded. */
+static const char *path_text(char *buf, size_t size, const char *path)
+{
+	return escape_tty(buf, size, path, strnlen(path, size));
+}
+
 /* Opens the operator's file as the daemon opens its configuration: a regular file, not a
- * link, root's (or the running user's own), writable by its owner only. */
-static FILE *open_conf(const char *path)
+ * link, root's (or the running user's own), writable by its owner only. name: path for
+ * messages (path_text()). */
+static FILE *open_conf(const char *path, const char *name)
 {
 	struct stat st;
 	FILE *f;
@@ -300,41 +309,44 @@ static FILE *open_conf(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			err("%s: a symbolic link, refused (name the file itself)", path);
+			err("%s: a symbolic link, refused (name the file itself)", name);
 		else
-			err("cannot read %s: %s", path, strerror(errno));
+			err("cannot read %s: %s", name, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
-		err("cannot read %s: %s", path, strerror(errno));
+		err("cannot read %s: %s", name, strerror(errno));
 		goto bad;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err("%s: not a regular file, refused", path);
+		err("%s: not a regular file, refused", name);
 		goto bad;
 	}
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		err("%s: owned by uid %u, neither root nor the user running brutectl: refused", path,
+		err("%s: owned by uid %u, neither root nor the user running brutectl: refused", name,
 		    (unsigned)st.st_uid);
 		goto bad;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		err("%s: writable by its group or by everyone (mode %04o): refused", path,
+		err("%s: writable by its group or by everyone (mode %04o): refused", name,
 		    (unsigned)(st.st_mode & 07777));
 		goto bad;
 	}
 	f = fdopen(fd, "r");
 	if (f)
 		return f;
-	err("cannot read %s: %s", path, strerror(errno));
+	err("cannot read %s: %s", name, strerror(errno));
 bad:
 	close(fd);
 	return NULL;
 }
 
-/* Checks one line (without its newline) and strips its comment; false with why. */
+/* Checks one line (without its newline), its comment too, and strips the comment; false
+ * with why. */
 static bool clean_line(char *line, size_t len, char *why, size_t size)
 {
+	char *comment = NULL;
+
 	if (strlen(line) != len) {
 		snprintf(why, size, "NUL byte");
 		return false;
@@ -344,27 +356,45 @@ static bool clean_line(char *line, size_t len, char *why, size_t size)
 		return false;
 	}
 	for (size_t i = 0; i < len; i++) {
-		if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-			line[i] = '\0';
-			break;
-		}
+		if (!comment && line[i] == '#' &&
+		    (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+			comment = line + i;
 		if (((unsigned char)line[i] < 0x20 && line[i] != '\t') || line[i] == 0x7f) {
-			snprintf(why, size, "control character \\%03o", (unsigned char)line[i]);
+			snprintf(why, size, "control character \\%03o%s", (unsigned char)line[i],
+				 comment ? " in a comment" : "");
 			return false;
 		}
 	}
+	if (comment)
+		*comment = '\0';
 	return true;
+}
+
+/* A file's error (FILE:LINE: why), listed if fewer than MAX_LISTED were; counted in *errors. */
+static void conf_error(const char *name, unsigned lineno, const char *why, int *errors)
+{
+	if (*errors < MAX_LISTED)
+		err("%s:%u: %s", name, lineno, why);
+	(*errors)++;
+}
+
+/* A file's warning, the same way (counted in *warnings). */
+static void conf_warning(const char *name, unsigned lineno, const char *what, unsigned *warnings)
+{
+	if (*warnings < MAX_LISTED)
+		fprintf(stderr, "brutectl: %s:%u: warning: %s\n", name, lineno, what);
+	(*warnings)++;
 }
 
 int trust_read_conf(const char *path, struct trust_entry **out, size_t *count)
 {
 	struct trust_entry *v = NULL, e;
 	size_t n = 0, cap = 0, over = 0, alloc = 0;
-	char *line = NULL, why[320], *tok[MAX_TOKENS];
-	unsigned lineno = 0;
+	char *line = NULL, why[320], *tok[MAX_TOKENS], name[1024];
+	unsigned lineno = 0, warnings = 0;
 	int errors = 0;
 	ssize_t len;
-	FILE *f = open_conf(path);
+	FILE *f = open_conf(path, path_text(name, sizeof(name), path));
 
 	if (!f)
 		return -1;
@@ -378,32 +408,37 @@ int trust_read_conf(const char *path, struct trust_entry **out, size_t *count)
 			line[--len] = '\0';
 		if (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';	/* a file edited on another system */
+		if (lineno == 1 && !strncmp(line, BOM, 3)) {
+			/* invisible in an editor: named, then the rest of the line checked */
+			conf_error(name, lineno, "a byte-order mark (U+FEFF) at the start of the file: "
+				   "save it as UTF-8 without one", &errors);
+			len -= 3;
+			memmove(line, line + 3, (size_t)len + 1);
+		}
 		if (!clean_line(line, (size_t)len, why, sizeof(why))) {
-			err("%s:%u: %s", path, lineno, why);
-			errors++;
+			conf_error(name, lineno, why, &errors);
 			continue;
 		}
 		ntok = split_blanks(line, tok, MAX_TOKENS);
 		if (ntok == 0)
 			continue;
 		if (ntok > MAX_TOKENS) {
-			err("%s:%u: too many fields (PEER [netns=...] [endpoint=...])", path, lineno);
-			errors++;
+			conf_error(name, lineno, "too many fields (PEER [netns=...] [endpoint=...])",
+				   &errors);
 			continue;
 		}
 		if (!trust_parse(tok, ntok, &e, why, sizeof(why))) {
-			err("%s:%u: %s", path, lineno, why);
-			errors++;
+			conf_error(name, lineno, why, &errors);
 			continue;
 		}
 		e.lineno = lineno;
 		warn = trust_warning(&e);
 		if (warn)
-			fprintf(stderr, "brutectl: %s:%u: warning: %s\n", path, lineno, warn);
+			conf_warning(name, lineno, warn, &warnings);
 		same = find_same(v, n, &e);
 		if (same >= 0) {
-			fprintf(stderr, "brutectl: %s:%u: warning: the same entry as line %u\n", path,
-				lineno, v[same].lineno);
+			snprintf(why, sizeof(why), "the same entry as line %u", v[same].lineno);
+			conf_warning(name, lineno, why, &warnings);
 			continue;
 		}
 		if (n == TRUST_MAX_ENTRIES) {
@@ -424,11 +459,17 @@ int trust_read_conf(const char *path, struct trust_entry **out, size_t *count)
 		v[n++] = e;
 	}
 	if (ferror(f)) {
-		err("cannot read %s: %s", path, strerror(errno ? errno : EIO));
+		err("cannot read %s: %s", name, strerror(errno ? errno : EIO));
 		goto fail;
 	}
+	if (errors > MAX_LISTED)
+		err("%s: %d more error%s not listed", name, errors - MAX_LISTED,
+		    errors - MAX_LISTED == 1 ? "" : "s");
+	if (warnings > MAX_LISTED)
+		fprintf(stderr, "brutectl: %s: %u more warning%s not listed\n", name,
+			warnings - MAX_LISTED, warnings - MAX_LISTED == 1 ? "" : "s");
 	if (over) {
-		err("%s: %zu entries: the kernel holds %d at most", path, n + over, TRUST_MAX_ENTRIES);
+		err("%s: %zu entries: the kernel holds %d at most", name, n + over, TRUST_MAX_ENTRIES);
 		errors++;
 	}
 	free(line);
@@ -535,13 +576,15 @@ static const char trust_usage[] =
 static int trust_list(int argc, char **argv)
 {
 	struct trust_entry *v;
+	char quoted[168];
 	bool json = false;
 	size_t n;
 	int64_t uid_max;
 
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json")) {
-			err("trust list: unknown argument '%s'\n%s", argv[i], trust_usage);
+			err("trust list: unknown argument '%s'\n%s", snip(quoted, sizeof(quoted), argv[i]),
+			    trust_usage);
 			return EXIT_USAGE;
 		}
 		json = true;
@@ -577,18 +620,22 @@ static int trust_list(int argc, char **argv)
 static ssize_t parse_args(int argc, char **argv, const char *cmd, struct trust_entry **out)
 {
 	char *all = NULL, *tok[MAX_TOKENS + 1], why[320], *save = NULL, *t, text[1024];
-	char quoted[4 * sizeof(text)];
+	char quoted[4 * sizeof(text)], spec[256];
 	size_t len = 0, n = 0, ntok = 0, at = 0;
 	struct trust_entry *v;
+	bool *repeated;
+	ssize_t same;
 
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	/* an entry is at least one word, a word and a blank at least two bytes */
 	v = calloc(len / 2 + 1, sizeof(*v));
+	repeated = calloc(len / 2 + 1, sizeof(*repeated));
 	all = malloc(len + 1);
-	if (!v || !all) {
+	if (!v || !repeated || !all) {
 		err("out of memory");
 		free(v);
+		free(repeated);
 		free(all);
 		return -1;
 	}
@@ -623,11 +670,24 @@ static ssize_t parse_args(int argc, char **argv, const char *cmd, struct trust_e
 			    escape_tty(quoted, sizeof(quoted), text, strlen(text)), why);
 			goto bad;
 		}
+		/* a repeat (the same entry, however it is spelled) is written and said once: the
+		 * kernel would refuse a second del of it (ENOENT, the whole write undone) */
+		same = find_same(v, n, &v[n]);
+		if (same >= 0) {
+			if (!repeated[same]) {
+				trust_spec(&v[n], spec, sizeof(spec));
+				fprintf(stderr, "brutectl: trust %s: warning: %s given more than once, "
+					"written once\n", cmd, spec);
+				repeated[same] = true;
+			}
+			continue;
+		}
 		if (trust_warning(&v[n]))
 			fprintf(stderr, "brutectl: trust %s: warning: %s\n", cmd, trust_warning(&v[n]));
 		n++;
 	}
 	free(all);
+	free(repeated);
 	if (n == 0) {
 		err("trust %s: needs at least one SPEC\n%s", cmd, trust_usage);
 		free(v);
@@ -637,6 +697,7 @@ static ssize_t parse_args(int argc, char **argv, const char *cmd, struct trust_e
 	return (ssize_t)n;
 bad:
 	free(all);
+	free(repeated);
 	free(v);
 	return -1;
 }
@@ -699,14 +760,16 @@ static int trust_file(int argc, char **argv, bool load)
 	const char *path = argc > 2 ? argv[2] : TRUSTED_CONF;
 	struct trust_entry *v = NULL;
 	struct txn *t = NULL;
+	char name[1024], quoted[168];
 	size_t n = 0;
 	int errors, ret = EXIT_FAIL;
 
 	if (argc > 3 || (argc == 3 && argv[2][0] == '-' && argv[2][1])) {
 		err("trust %s: %s '%s'\n%s", cmd, argc > 3 ? "one FILE at most, got" : "unknown option",
-		    argc > 3 ? argv[3] : argv[2], trust_usage);
+		    snip(quoted, sizeof(quoted), argc > 3 ? argv[3] : argv[2]), trust_usage);
 		return EXIT_USAGE;
 	}
+	path_text(name, sizeof(name), path);
 	errors = trust_read_conf(path, &v, &n);
 	if (errors < 0)
 		return EXIT_FAIL;
@@ -720,22 +783,22 @@ static int trust_file(int argc, char **argv, bool load)
 		txn_add(t, "add", &v[i]);
 	if (t->over) {
 		err("%s: its %zu entries need more than %d bytes, the most the kernel takes in one "
-		    "write (one transaction)", path, n, TRUST_MAX_WRITE);
+		    "write (one transaction)", name, n, TRUST_MAX_WRITE);
 		errors++;
 	}
 	if (errors) {
-		err("%s: %d error%s: %s", path, errors, errors == 1 ? "" : "s",
+		err("%s: %d error%s: %s", name, errors, errors == 1 ? "" : "s",
 		    load ? "nothing loaded, the kernel's list is unchanged" : "it would not load");
 		goto out;
 	}
 	if (!load) {
-		printf("%s: %zu entr%s, no errors\n", path, n, n == 1 ? "y" : "ies");
+		printf("%s: %zu entr%s, no errors\n", name, n, n == 1 ? "y" : "ies");
 		ret = flushed(EXIT_OK);
 		goto out;
 	}
 	ret = txn_write(t, cmd);
 	if (ret == EXIT_OK) {
-		printf("%s: %zu trusted entr%s loaded (the kernel's list replaced)\n", path, n,
+		printf("%s: %zu trusted entr%s loaded (the kernel's list replaced)\n", name, n,
 		       n == 1 ? "y" : "ies");
 		ret = flushed(ret);
 	}
@@ -747,6 +810,8 @@ out:
 
 int cmd_trust(int argc, char **argv)
 {
+	char quoted[168];
+
 	if (argc < 2) {
 		err("trust: needs a subcommand\n%s", trust_usage);
 		return EXIT_USAGE;
@@ -761,6 +826,7 @@ int cmd_trust(int argc, char **argv)
 		return trust_file(argc, argv, true);
 	if (!strcmp(argv[1], "check"))
 		return trust_file(argc, argv, false);
-	err("trust: unknown subcommand '%s'\n%s", argv[1], trust_usage);
+	err("trust: unknown subcommand '%s'\n%s", snip(quoted, sizeof(quoted), argv[1]),
+	    trust_usage);
 	return EXIT_USAGE;
 }

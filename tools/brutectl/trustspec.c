@@ -8,7 +8,8 @@
  *         uid:USER (a name, resolved now), uid:UID or uid:FIRST-LAST (decimal)
  *   NS    an absolute path to a network namespace (/run/netns/NAME, /proc/PID/ns/net),
  *         resolved to its inode now, or the inode number itself
- *   EP    the listener: IPv4:PORT, [IPv6]:PORT, or *:PORT (any address); ADDR entries only
+ *   EP    the listener: IPv4:PORT, [IPv6]:PORT, or *:PORT (any address); ADDR entries only,
+ *         one their peers can reach ([::ffff:IPv4] is IPv4, as the kernel keeps it)
  * Kernel's syntax: ADDR/LEN|uid:A[-B] [netns=INODE] [laddr=ADDR lport=PORT | lport=PORT].
  */
 #define _GNU_SOURCE
@@ -272,11 +273,16 @@ notns:
 	return false;
 }
 
-/* endpoint=IPv4:PORT, [IPv6]:PORT or *:PORT. */
+/*
+ * endpoint=IPv4:PORT, [IPv6]:PORT or *:PORT. An IPv4-mapped [::ffff:a.b.c.d] is the IPv4
+ * address, as the kernel keeps it (and lists it: laddr=a.b.c.d), so that add, del and list
+ * agree.
+ */
 static bool parse_endpoint(const char *v, struct trust_entry *e, char *why, size_t size)
 {
 	const char *colon = strrchr(v, ':'), *port;
 	char addr[INET6_ADDRSTRLEN], quoted[168];
+	struct in6_addr a6;	/* aligned for IN6_IS_ADDR_V4MAPPED */
 	size_t alen;
 	uint64_t p;
 
@@ -291,10 +297,17 @@ static bool parse_endpoint(const char *v, struct trust_entry *e, char *why, size
 			goto bad;
 		memcpy(addr, v + 1, alen - 2);
 		addr[alen - 2] = '\0';
-		if (inet_pton(AF_INET6, addr, e->laddr) != 1)
+		if (inet_pton(AF_INET6, addr, &a6) != 1)
 			goto bad;
+		memset(e->laddr, 0, sizeof(e->laddr));
 		e->has_laddr = true;
-		e->laddr_family = AF_INET6;
+		if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+			memcpy(e->laddr, a6.s6_addr + 12, 4);
+			e->laddr_family = AF_INET;
+		} else {
+			memcpy(e->laddr, a6.s6_addr, sizeof(e->laddr));
+			e->laddr_family = AF_INET6;
+		}
 	} else {
 		alen = (size_t)(colon - v);
 		if (alen == 0 || alen >= sizeof(addr))
@@ -317,6 +330,28 @@ static bool parse_endpoint(const char *v, struct trust_entry *e, char *why, size
 bad:
 	snprintf(why, size, "bad endpoint '%s' (IPv4:PORT, [IPv6]:PORT or *:PORT)",
 		 snip(quoted, sizeof(quoted), v));
+	return false;
+}
+
+/*
+ * Whether the peers of an address entry can reach the listener of its endpoint at all (the
+ * rule of trust_covers()): an IPv6 peer never reaches an IPv4 listener; an IPv4 peer reaches
+ * an IPv6 one only bound to :: (dual-stack). An entry that could never match is refused.
+ */
+static bool reachable(const struct trust_entry *e, char *why, size_t size)
+{
+	char ep[64];
+
+	if (!e->has_laddr ||
+	    trust_covers(e, e->netns, false, e->laddr_family, e->laddr, e->lport))
+		return true;
+	trust_endpoint_text(e, ep, sizeof(ep));
+	if (e->family == AF_INET6)
+		snprintf(why, size, "an IPv6 peer never reaches the IPv4 listener %s: the entry "
+			 "would never match", ep);
+	else
+		snprintf(why, size, "an IPv4 peer reaches an IPv6 listener only on [::] (dual-stack), "
+			 "not on %s: the entry would never match", ep);
 	return false;
 }
 
@@ -378,7 +413,7 @@ bool trust_parse(char **tok, size_t ntok, struct trust_entry *e, char *why, size
 			return false;
 		}
 	}
-	return true;
+	return reachable(e, why, why_size);
 }
 
 bool trust_parse_kernel_peer(const char *s, struct trust_entry *e)

@@ -390,6 +390,8 @@ void fmt_s(char *buf, size_t size, uint64_t s)
 /* The options of list and peers: --bans, --json.  Returns -1 (with a message) on another. */
 int table_args(int argc, char **argv, const char *cmd, bool *bans, bool *json)
 {
+	char quoted[168];
+
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--bans")) {
 			*bans = true;
@@ -397,7 +399,7 @@ int table_args(int argc, char **argv, const char *cmd, bool *bans, bool *json)
 			*json = true;
 		} else {
 			err("%s: unknown argument '%s' (usage: brutectl %s [--bans] [--json])",
-			    cmd, argv[i], cmd);
+			    cmd, snip(quoted, sizeof(quoted), argv[i]), cmd);
 			return -1;
 		}
 	}

@@ -481,6 +481,76 @@ PEERS
 	done
 	run lift 1000 "$tmp/no/such/file"
 	expect "lift UID PATH: PATH missing" 1 '' 'cannot stat'
+	# (uid_t)-1 is no user, as for --peer uid:4294967295; --all takes nothing after it
+	run lift 4294967295 0:1 2
+	if [ "$rc" = 2 ] && [ ! -s "$sec/brute/lift" ] &&
+		printf '%s\n' "$errout" | grep -qF "bad uid '4294967295' (4294967295 is no user)"; then
+		ok "lift 4294967295 MAJ:MIN INO: uid -1 refused, nothing written"
+	else
+		not_ok "lift 4294967295 MAJ:MIN INO: uid -1 refused" "exit $rc" "$errout" "wrote: '$(cat "$sec/brute/lift")'"
+	fi
+	: >"$sec/brute/lift"
+	run lift --all x
+	expect "lift --all x: an unexpected argument, not an unknown option" 2 '' "^brutectl: lift: --all: unexpected argument 'x'\$"
+
+	# --- arguments echoed in errors (issue review B3): control bytes escaped as names are,
+	# one line, bounded (snip(): 40 bytes of an argument; a path 1023 characters)
+	bad=$(printf 'x\033[2J\ny') bad_esc='x\033[2J\012y'
+	long=$(printf '%05000d' 0 | tr 0 a)
+	# args_escaped NAME RC ARGS...: exit RC, the argument quoted escaped, no raw ESC, every
+	# line of stderr under 1100 characters
+	args_escaped() {
+		_n=$1 _r=$2
+		shift 2
+		run "$@"
+		if [ "$rc" = "$_r" ] && printf '%s\n' "$errout" | grep -qF "$bad_esc" &&
+			! printf '%s' "$errout" | grep -q "$(printf '\033')" &&
+			[ "$(printf '%s\n' "$errout" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')" -lt 1100 ]; then
+			ok "$_n: the argument escaped on one line"
+		else
+			not_ok "$_n: the argument escaped on one line" "exit $rc, expected $_r" "$errout"
+		fi
+	}
+	args_escaped "unknown command" 2 "$bad"
+	args_escaped "list: unknown argument" 2 list "$bad"
+	args_escaped "peers: unknown argument" 2 peers "$bad"
+	args_escaped "status: unknown argument" 2 status "$bad"
+	args_escaped "lift: no such user" 2 lift "$bad" 0:1 2
+	args_escaped "lift: bad uid" 2 lift "1$bad" 0:1 2
+	args_escaped "lift --peer uid: no such user" 2 lift --peer "uid:$bad"
+	args_escaped "lift USER PATH: cannot stat" 1 lift 0 "$tmp/$bad"
+	args_escaped "lift USER MAJ:MIN INO: not numbers" 2 lift 0 "1:2$bad" 3
+	args_escaped "lift USER MAJ:MIN INO: INO not a number" 2 lift 0 1:2 "3$bad"
+	args_escaped "lift --all ARG" 2 lift --all "$bad"
+	args_escaped "lift: unknown option" 2 lift 0 "-$bad"
+	args_escaped "trust: unknown subcommand" 2 trust "$bad"
+	args_escaped "trust list: unknown argument" 2 trust list "$bad"
+	args_escaped "trust check: one FILE at most" 2 trust check a "$bad"
+	args_escaped "trust check: unknown option" 2 trust check "-$bad"
+	args_escaped "trust check: a missing FILE" 1 trust check "$tmp/$bad"
+	for args in "$long" "list $long" "status $long" "lift $long 0:1 2" "lift 0 1:2 $long" \
+		"lift --peer uid:$long" "trust $long" "trust list $long" "trust check $tmp/$long"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" != 0 ] && [ -n "$errout" ] &&
+			[ "$(printf '%s\n' "$errout" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')" -lt 1100 ]; then
+			ok "a 5000-byte argument: a bounded error (brutectl ${args%%aaaa*}...)"
+		else
+			not_ok "a 5000-byte argument: a bounded error (brutectl ${args%%aaaa*}...)" "exit $rc" "$(printf '%s' "$errout" | cut -c 1-300)"
+		fi
+	done
+	run lift 0 "$tmp/$long"
+	if [ "$rc" = 1 ] && [ "$(printf '%s\n' "$errout" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')" -lt 4200 ]; then
+		ok "lift USER PATH: a 5000-byte path, a bounded error (PATH_MAX)"
+	else
+		not_ok "lift USER PATH: a 5000-byte path, a bounded error" "exit $rc" "$(printf '%s' "$errout" | cut -c 1-300)"
+	fi
+	: >"$tmp/$bad"
+	run lift 0 "$tmp/$bad"
+	case $out in "lifted the ban of uid 0 on $tmp/$bad_esc ("*) ok "lift USER PATH: a path with control bytes said escaped" ;;
+	*) not_ok "lift USER PATH: a path with control bytes said escaped" "exit $rc" "$out" "$errout" ;; esac
+	rm -f "$tmp/$bad"
+	: >"$sec/brute/lift"
 
 	for case in "2|no such ban: uid 1000 on 0:21 1234" "22|rejected '1000 0:21 1234' as malformed (EINVAL)" \
 		"1|needs CAP_SYS_ADMIN" "5|Input/output error"; do

@@ -287,6 +287,11 @@ uid:9-5|empty uid range '9-5' (FIRST is above LAST)
 10.0.0.0/8 endpoint=0.0.0.0:+80|bad port in endpoint '0.0.0.0:+80' (1 to 65535)
 10.0.0.0/8 endpoint=*:80 endpoint=*:81|endpoint= given twice
 uid:33 endpoint=*:80|endpoint= is for address entries; a uid entry takes netns= only
+2001:db8::/32 endpoint=10.0.0.1:80|an IPv6 peer never reaches the IPv4 listener 10.0.0.1:80: the entry would never match
+2001:db8::/32 endpoint=0.0.0.0:80|an IPv6 peer never reaches the IPv4 listener 0.0.0.0:80: the entry would never match
+2001:db8::/32 endpoint=[::ffff:10.0.0.1]:80|an IPv6 peer never reaches the IPv4 listener 10.0.0.1:80: the entry would never match
+10.0.0.0/8 endpoint=[2001:db8::1]:80|an IPv4 peer reaches an IPv6 listener only on [::] (dual-stack), not on [2001:db8::1]:80: the entry would never match
+::ffff:10.0.0.0/104 endpoint=[::1]:80|an IPv4 peer reaches an IPv6 listener only on [::] (dual-stack), not on [::1]:80: the entry would never match
 10.0.0.0/8 port=80|unknown field 'port' (netns=, endpoint=)
 netns=1|'netns=1' needs an address, a prefix or uid:USER before it
 EOF
@@ -308,6 +313,23 @@ if [ "$rc" = 2 ] && printf '%s\n' "$errout" | grep -qF "'10.0.0.1\\033[31m' is n
 	ok "trust add: a bad SPEC's control bytes escaped in the error"
 else
 	not_ok "trust add: a bad SPEC's control bytes escaped in the error" "exit $rc" "$errout"
+fi
+# an IPv4-mapped endpoint is the IPv4 listener, as the kernel keeps and lists it (laddr=IPv4)
+runlog trust add 10.0.0.1 'endpoint=[::ffff:10.0.0.1]:80'
+wrote_once "trust add endpoint=[::ffff:IPv4]:PORT: laddr=IPv4, as the kernel lists it" 'add 10.0.0.1/32 laddr=10.0.0.1 lport=80\n'
+expect "trust add endpoint=[::ffff:IPv4]:PORT: said in the IPv4 form" 0 '^trusted: 10.0.0.1/32 endpoint=10.0.0.1:80$'
+# an IPv4 peer on a dual-stack listener ([::]) is reachable: kept
+runlog trust add 10.0.0.0/8 'endpoint=[::]:80'
+wrote_once "trust add IPv4 PREFIX endpoint=[::]:PORT (dual-stack): accepted" 'add 10.0.0.0/8 laddr=:: lport=80\n'
+# repeats (however spelled) are written once: one add line, one "trusted:", said once
+runlog trust add 10.0.0.0/8 10.0.0.0/8 ::ffff:10.0.0.0/104 uid:33 10.0.0.0/8
+wrote_once "trust add X X: the repeated entry written once" 'add 10.0.0.0/8\nadd uid:33\n'
+if [ "$out" = "$(printf 'trusted: 10.0.0.0/8\ntrusted: uid:33')" ] &&
+	[ "$(printf '%s\n' "$errout" | grep -c 'given more than once')" = 1 ] &&
+	printf '%s\n' "$errout" | grep -qxF 'brutectl: trust add: warning: 10.0.0.0/8 given more than once, written once'; then
+	ok "trust add X X: said once, the repeat warned of once"
+else
+	not_ok "trust add X X: said once, the repeat warned of once" "stdout: $out" "stderr: $errout"
 fi
 runlog trust add 0.0.0.0/0
 if [ -f "$tmp/w.1" ] && printf '%s\n' "$errout" | grep -qF 'warning: 0.0.0.0/0 trusts every IPv4 address'; then
@@ -338,6 +360,14 @@ for spec in "192.0.2.10" "198.51.100.0/24 netns=4026531840" "10.0.0.0/8 netns=40
 	runlog trust del 10.1.0.0/16 endpoint=*:8080 $spec
 	unwritten "trust del '$spec': not an exact match, nothing written" 1 "no such trusted entry: "
 done
+# del of a listed entry given with an IPv4-mapped endpoint (the kernel lists laddr=IPv4)
+printf 'trusted=10.0.0.1/32 laddr=10.0.0.1 lport=80 crashes=0\n' >>"$sec/brute/trusted"
+runlog trust del 10.0.0.1 'endpoint=[::ffff:10.0.0.1]:80'
+wrote_once "trust del endpoint=[::ffff:IPv4]:PORT: the entry trust add made, as listed" 'del 10.0.0.1/32 laddr=10.0.0.1 lport=80\n'
+# del X X: one del line (a second would fail the whole write with ENOENT)
+runlog trust del 10.0.0.0/8 "10.0.0.0/8 ::ffff:10.0.0.0/104"
+wrote_once "trust del X X: the repeated entry deleted once" 'del 10.0.0.0/8\n'
+expect "trust del X X: said once" 0 '^no longer trusted: 10.0.0.0/8$' 'given more than once, written once'
 printf 'junk\n' >>"$sec/brute/trusted"
 runlog trust del 10.0.0.0/8
 unwritten "trust del: a malformed list, nothing written" 1 "malformed line"
@@ -421,6 +451,17 @@ EOF
 printf '10.0.0.0/8\n10.0.0.1\001\n' >"$conf"
 runlog trust load "$conf"
 unwritten "trust load: a control character, its line, nothing written" 1 "$conf:2: control character \\001"
+printf '10.0.0.0/8\n10.0.0.1 # a comment \033[2J with ESC\n' >"$conf"
+runlog trust load "$conf"
+unwritten "trust load: a control character in a comment is an error too" 1 "$conf:2: control character \\033 in a comment"
+printf '\357\273\27710.0.0.0/8\n' >"$conf"
+runlog trust load "$conf"
+unwritten "trust load: a UTF-8 byte-order mark named as such" 1 "$conf:1: a byte-order mark (U+FEFF) at the start of the file"
+if [ "$(printf '%s\n' "$errout" | grep -c "^brutectl: $conf:1: ")" = 1 ]; then
+	ok "trust load: the line after the byte-order mark is checked (no second error)"
+else
+	not_ok "trust load: the line after the byte-order mark is checked" "$errout"
+fi
 printf '10.0.0.0/8\n10.0.0.1\000x\n' >"$conf"
 runlog trust load "$conf"
 unwritten "trust load: a NUL byte, its line, nothing written" 1 "$conf:2: NUL byte"
@@ -437,6 +478,18 @@ else
 fi
 run trust check "$conf"
 expect "trust check: errors, exit 1, 'it would not load'" 1 '' "$conf: 3 errors: it would not load"
+# many bad lines: the first 20 listed, the others counted (warnings the same way)
+{ python3 -c 'for i in range(25): print("bad%d" % i)'; python3 -c 'for i in range(23): print("10.0.0.0/8")'; } >"$conf"
+run trust check "$conf"
+if [ "$rc" = 1 ] && [ "$(printf '%s\n' "$errout" | grep -c "^brutectl: $conf:[0-9]*: 'bad")" = 20 ] &&
+	printf '%s\n' "$errout" | grep -qxF "brutectl: $conf: 5 more errors not listed" &&
+	[ "$(printf '%s\n' "$errout" | grep -c "warning: the same entry as line 26")" = 20 ] &&
+	printf '%s\n' "$errout" | grep -qxF "brutectl: $conf: 2 more warnings not listed" &&
+	printf '%s\n' "$errout" | grep -qxF "brutectl: $conf: 25 errors: it would not load"; then
+	ok "trust check: 25 bad lines, 20 listed, 5 counted (warnings too), 25 errors"
+else
+	not_ok "trust check: 20 bad lines listed, the others counted" "exit $rc" "$errout"
+fi
 printf '0.0.0.0/0\n::/0\nuid:0\n' >"$conf"
 run trust check "$conf"
 if [ "$rc" = 0 ] && printf '%s\n' "$errout" | grep -qF "$conf:1: warning: 0.0.0.0/0 trusts every IPv4 address" &&
