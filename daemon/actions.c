@@ -10,6 +10,7 @@
 
 #include "manager.h"
 #include "peeraction.h"
+#include "record.h"
 #include "restart.h"
 #include "util.h"
 
@@ -17,6 +18,8 @@ struct actions {
 	struct manager *m;
 	struct restart *restart;
 	struct peeraction *peer;
+	char local_node[BRUTE_NODE_MAX];
+	uint64_t remote_ignored;
 };
 
 struct actions *actions_new(const char *runtime_dir, const char *address)
@@ -56,9 +59,23 @@ int actions_set_reload(struct actions *a, const char *patterns)
 	return restart_set_reload(a->restart, patterns);
 }
 
+void actions_set_local_node(struct actions *a, const char *local_node)
+{
+	strtcpy(a->local_node, local_node ? local_node : "", sizeof(a->local_node));
+}
+
 void actions_entry(struct actions *a, const struct entry *e)
 {
+	const char *node = entry_get(e, "NODE");
 	uint64_t now = now_monotonic_ms();
+
+	/* another host's record (auditd aggregator): its units and peers are not this host's */
+	if (!record_node_local(node, a->local_node)) {
+		if (a->remote_ignored++ == 0)
+			log_notice("records of other hosts (node=%s) are reported, never acted upon here (local_node: %s; further ones are counted)",
+				   node, a->local_node[0] ? a->local_node : "none");
+		return;
+	}
 
 	restart_entry(a->restart, e, now);
 	peeraction_entry(a->peer, e, now);
@@ -98,4 +115,5 @@ void actions_get_stats(const struct actions *a, struct actions_stats *s)
 	s->unit_failures = rs->failures;
 	s->peer_actions = ps->runs;
 	s->peer_action_failures = ps->failures;
+	s->remote_ignored = a->remote_ignored;
 }

@@ -21,6 +21,7 @@ struct actions_stats {
 	uint64_t unit_failures;		/* restarts and starts that failed */
 	uint64_t peer_actions;		/* peer ban actions started */
 	uint64_t peer_action_failures;	/* ... that failed, or could not be started */
+	uint64_t remote_ignored;	/* entries of another host's records: not acted upon */
 };
 
 struct actions;
@@ -36,6 +37,12 @@ void actions_free(struct actions *a);
 int actions_configure(struct actions *a, bool backstop_restart, const char *peer_action);
 /* backstop_reload = PATTERN...: units reloaded, not restarted, for mitigation=restart. */
 int actions_set_reload(struct actions *a, const char *patterns);
+/*
+ * local_node: this host's node= ("": none).  An entry with a NODE of
+ * another host (an auditd aggregator's record) is never acted upon
+ * (record_node_local()): counted in remote_ignored.
+ */
+void actions_set_local_node(struct actions *a, const char *local_node);
 void actions_entry(struct actions *a, const struct entry *e);
 /* The connection to systemd, when there is one. */
 bool actions_pollfd(struct actions *a, struct pollfd *pfd);

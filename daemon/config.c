@@ -233,6 +233,22 @@ static const char *p_siem_hostname(const char *v, struct brute_config *c)
 	return NULL;
 }
 
+/* node= of this host's records as auditd writes them (its name_format), "none": unset */
+static const char *p_local_node(const char *v, struct brute_config *c)
+{
+	if (!strcmp(v, "none")) {
+		c->corr.local_node[0] = '\0';
+		return NULL;
+	}
+	if (strlen(v) >= sizeof(c->corr.local_node))
+		return "longer than 255 characters";
+	for (const char *p = v; *p; p++)
+		if (*p <= 32 || *p >= 127)
+			return "only printable ASCII without spaces is allowed (an audit node name)";
+	snprintf(c->corr.local_node, sizeof(c->corr.local_node), "%s", v);
+	return NULL;
+}
+
 static const char *p_siem_facility(const char *v, struct brute_config *c)
 {
 	static const struct { const char *n; int f; } t[] = {
@@ -505,6 +521,7 @@ static const struct kw {
 	{ "backstop_restart",		p_backstop_restart },
 	{ "backstop_reload",		p_backstop_reload },
 	{ "peer_action",		p_peer_action },
+	{ "local_node",			p_local_node },
 };
 
 static size_t keyword_index(const char *key)
@@ -665,6 +682,61 @@ int config_parse_string(const char *name, const char *text, struct brute_config 
 	return r;
 }
 
+/*
+ * The directories the file is in, up to the root: whoever may write one
+ * of them may replace the file (or a directory on its way) with theirs.
+ * Each must belong to root or the effective user and be writable by no
+ * one else (a sticky directory excepted: nobody else may rename or remove
+ * what is in it; group write: only by group root).
+ */
+static int check_dirs(const char *path)
+{
+	char dir[PATH_MAX], *real, *slash;
+	struct stat st;
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	real = realpath(dir, NULL);
+	if (!real)
+		return -errno;
+	for (;;) {
+		if (stat(real, &st) < 0) {
+			r = -errno;
+			break;
+		}
+		if (st.st_uid != 0 && st.st_uid != geteuid()) {
+			log_error("%s: its directory %s is owned by uid %u, neither root nor the user running brute-reportd; refused",
+				  path, real, (unsigned)st.st_uid);
+			r = -EPERM;
+			break;
+		}
+		if (!(st.st_mode & S_ISVTX) &&
+		    ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != 0))) {
+			log_error("%s: its directory %s is writable by %s (mode %04o): anyone may replace the file; refused",
+				  path, real, (st.st_mode & S_IWOTH) ? "everyone" : "a group other than root",
+				  (unsigned)(st.st_mode & 07777));
+			r = -EPERM;
+			break;
+		}
+		if (!strcmp(real, "/"))
+			break;
+		slash = strrchr(real, '/');
+		if (slash == real)
+			real[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(real);
+	return r;
+}
+
 int config_load(const char *path, struct brute_config *cfg)
 {
 	struct stat st;
@@ -696,6 +768,11 @@ int config_load(const char *path, struct brute_config *cfg)
 			  (unsigned)(st.st_mode & 07777));
 		close(fd);
 		return -EPERM;
+	}
+	r = check_dirs(path);
+	if (r < 0) {
+		close(fd);
+		return r;
 	}
 	f = fdopen(fd, "r");
 	if (!f) {

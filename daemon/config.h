@@ -18,7 +18,7 @@
 #define SPOOL_PLUGIN_DIR "/var/lib/brute-reportd/plugin"
 
 /* backstop_reload's default: units whose reload executes them again (brute-reportd(8)) */
-#define BACKSTOP_RELOAD_DEFAULT	"php*-fpm.service php*-fpm@*.service ssh.service"
+#define BACKSTOP_RELOAD_DEFAULT	"php*-fpm.service php*-fpm@*.service ssh.service sshd.service"
 
 struct brute_config {
 	uint64_t netlink_rcvbuf;

@@ -27,6 +27,8 @@
 #define KILL_SUMMARY_WAIT_MS 1000
 /* records the kernel could not emit: logged at once, then at most once in this */
 #define DROPPED_LOG_INTERVAL_MS 60000
+/* pids whose cgroup search failed, remembered CORRELATE_MISS_TTL_MS */
+#define MISSES_KEPT	64
 /* v4: trusted peers and relays named per incident (all are counted) */
 #define NAMES_KEPT	8
 
@@ -109,6 +111,7 @@ struct target {
 
 struct hier {
 	uint64_t id;
+	char *node;		/* node= of its records, NULL: none (remote(): another host's) */
 	struct hier *hnext;
 	struct hier *prev, *next;	/* LRU list: quiet, plain, incidents or dead */
 	struct list *list;		/* the one it is on */
@@ -158,6 +161,12 @@ struct correlate {
 	char dropped_id[AUDIT_ID_LEN];	/* the audit ID of the last record that said a total */
 	correlate_unit_fn unit_fn;
 	correlate_unit_fn cgroup_fn;
+	unsigned walks_left;		/* cgroup searches the record being handled may still cost */
+	uint64_t now_ms;		/* its time */
+	struct { uint32_t pid; uint64_t ms; } misses[MISSES_KEPT];	/* failed searches */
+	unsigned miss_next;
+	const char *node;		/* the node of the entries being made (NULL, "": none) */
+	bool remote;			/* the record being handled is another host's */
 	uint64_t last_record_usec;
 	struct correlate_stats stats;
 };
@@ -260,12 +269,35 @@ static size_t hash_u64(uint64_t x, size_t n_buckets)
 	return (size_t)(x & (n_buckets - 1));
 }
 
-static struct hier *hash_find(struct correlate *c, uint64_t id)
+/* Hierarchies are keyed by (node, id): ids of different hosts are unrelated. */
+static uint64_t node_key(const char *node, uint64_t id)
+{
+	uint64_t x = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	if (!node || !*node)
+		return id;
+	for (; *node; node++)
+		x = (x ^ (unsigned char)*node) * 0x100000001b3ull;
+	return id ^ x;
+}
+
+/* Another host's hierarchy (auditd aggregator): its pids and cgroups are not this one's. */
+static bool remote(const struct correlate *c, const struct hier *h)
+{
+	return !record_node_local(h->node, c->cfg.local_node);
+}
+
+static bool same_node(const char *a, const char *b)
+{
+	return (!a || !*a) ? (!b || !*b) : (b && !strcmp(a, b));
+}
+
+static struct hier *hash_find(struct correlate *c, const char *node, uint64_t id)
 {
 	struct hier *h;
 
-	for (h = c->buckets[hash_u64(id, c->n_buckets)]; h; h = h->hnext)
-		if (h->id == id)
+	for (h = c->buckets[hash_u64(node_key(node, id), c->n_buckets)]; h; h = h->hnext)
+		if (h->id == id && same_node(h->node, node))
 			return h;
 	return NULL;
 }
@@ -281,7 +313,7 @@ static void hash_grow(struct correlate *c)
 		struct hier *h = c->buckets[i], *next;
 
 		for (; h; h = next) {
-			size_t k = hash_u64(h->id, n);
+			size_t k = hash_u64(node_key(h->node, h->id), n);
 
 			next = h->hnext;
 			h->hnext = b[k];
@@ -295,7 +327,7 @@ static void hash_grow(struct correlate *c)
 
 static void hash_remove(struct correlate *c, struct hier *h)
 {
-	struct hier **p = &c->buckets[hash_u64(h->id, c->n_buckets)];
+	struct hier **p = &c->buckets[hash_u64(node_key(h->node, h->id), c->n_buckets)];
 
 	for (; *p; p = &(*p)->hnext)
 		if (*p == h) {
@@ -324,6 +356,12 @@ static uint64_t close_time_usec(struct correlate *c)
 
 static void emit(struct correlate *c, struct entry *e)
 {
+	/* a record of another host (auditd aggregator): which one */
+	if (c->node && *c->node) {
+		entry_add(e, "NODE", c->node);
+		if (e->message)
+			entry_set_message(e, "[node %s] %s", c->node, e->message);
+	}
 	c->stats.entries++;
 	c->emit(e, c->userdata);
 	entry_free(e);
@@ -378,28 +416,60 @@ static void add_subject(struct entry *e, const struct brute_subject *s)
  */
 #define UNIT_TRIES 2
 
+/*
+ * One lookup of a live pid.  walk (a cgroup tree search may follow a
+ * failed /proc read): only within the record's budget, and not again for
+ * a pid whose search just failed (a gone task, a parent many hierarchies
+ * share); without it, the /proc read alone.
+ */
+static int lookup_pid(struct correlate *c, correlate_unit_fn fn, uint32_t pid, bool walk,
+		      char *buf, size_t len)
+{
+	int r;
+
+	if (walk) {
+		for (unsigned i = 0; i < MISSES_KEPT && walk; i++)
+			if (c->misses[i].pid == pid && c->misses[i].ms &&
+			    c->now_ms - c->misses[i].ms < CORRELATE_MISS_TTL_MS)
+				walk = false;
+		if (walk && !c->walks_left)
+			walk = false;
+		else if (walk)
+			c->walks_left--;
+	}
+	r = fn((int)pid, walk, buf, len);
+	if (r < 0 && walk) {
+		c->misses[c->miss_next].pid = pid;
+		c->misses[c->miss_next].ms = c->now_ms ? c->now_ms : 1;
+		c->miss_next = (c->miss_next + 1) % MISSES_KEPT;
+	}
+	return r;
+}
+
 /* The unit of a live task: the subject, else its parent. */
-static int subject_unit(struct correlate *c, const struct brute_subject *s, char *buf, size_t len)
+static int subject_unit(struct correlate *c, const struct brute_subject *s, bool walk, char *buf,
+			size_t len)
 {
 	int r;
 
 	c->stats.unit_lookups++;
-	r = c->unit_fn((int)s->pid, buf, len);
+	r = lookup_pid(c, c->unit_fn, s->pid, walk, buf, len);
 	/* a forked task shares its parent's cgroup; init's children do not */
 	if (r < 0 && s->ppid > 1)
-		r = c->unit_fn((int)s->ppid, buf, len);
+		r = lookup_pid(c, c->unit_fn, s->ppid, walk, buf, len);
 	if (r == 0)
 		c->stats.units_found++;
 	return r;
 }
 
 /* The cgroup of a live task: the subject, else its parent (as subject_unit). */
-static int subject_cgroup(struct correlate *c, const struct brute_subject *s, char *buf, size_t len)
+static int subject_cgroup(struct correlate *c, const struct brute_subject *s, bool walk, char *buf,
+			  size_t len)
 {
-	int r = c->cgroup_fn((int)s->pid, buf, len);
+	int r = lookup_pid(c, c->cgroup_fn, s->pid, walk, buf, len);
 
 	if (r < 0 && s->ppid > 1)
-		r = c->cgroup_fn((int)s->ppid, buf, len);
+		r = lookup_pid(c, c->cgroup_fn, s->ppid, walk, buf, len);
 	return r;
 }
 
@@ -413,30 +483,36 @@ static void set_cgroup(struct correlate *c, struct hier *h, const char *path)
 	charge(c, h, str_bytes(p), str_bytes(h->cgroup));
 	free(h->cgroup);
 	h->cgroup = p;
-	if (!h->unit && unit_from_cgroup_path(p, unit, sizeof(unit)) == 0 && (h->unit = strdup(unit)))
+	/* another host's cgroup names no unit of this one (journalctl -u) */
+	if (!remote(c, h) && !h->unit && unit_from_cgroup_path(p, unit, sizeof(unit)) == 0 &&
+	    (h->unit = strdup(unit)))
 		charge(c, h, str_bytes(h->unit), 0);
 }
 
 /*
  * The hierarchy's unit, from a live task of it: the subject, else its
- * parent.  With a cgroup lookup, the cgroup path first (kept: the
- * backstop's restart needs it), the unit read from it.
+ * parent.  With a cgroup lookup, the cgroup path first, the unit read from
+ * it; that path is not kept as the hierarchy's cgroup (only the kernel's
+ * cgroup= is: the backstop's restart acts on it).  walk: see lookup_pid().
  */
-static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s)
+static void find_unit(struct correlate *c, struct hier *h, const struct brute_subject *s, bool walk)
 {
-	char buf[4096];
+	char buf[4096], unit[UNIT_NAME_MAX];
 
-	if (!h || h->dead || h->unit || !c->unit_fn || !s->present || h->unit_tries >= UNIT_TRIES)
+	/* another host's pids are not this one's */
+	if (!h || h->dead || remote(c, h) || h->unit || !c->unit_fn || !s->present ||
+	    h->unit_tries >= UNIT_TRIES)
 		return;
 	h->unit_tries++;
-	if (c->cgroup_fn && !h->cgroup && subject_cgroup(c, s, buf, sizeof(buf)) == 0) {
+	if (c->cgroup_fn && subject_cgroup(c, s, walk, buf, sizeof(buf)) == 0) {
 		c->stats.unit_lookups++;
-		set_cgroup(c, h, buf);
-		if (h->unit)
+		if (unit_from_cgroup_path(buf, unit, sizeof(unit)) == 0 && (h->unit = strdup(unit))) {
+			charge(c, h, str_bytes(h->unit), 0);
 			c->stats.units_found++;
+		}
 		return;
 	}
-	if (subject_unit(c, s, buf, sizeof(buf)) < 0 || !(h->unit = strdup(buf)))
+	if (subject_unit(c, s, walk, buf, sizeof(buf)) < 0 || !(h->unit = strdup(buf)))
 		return;
 	charge(c, h, str_bytes(h->unit), 0);
 }
@@ -612,7 +688,19 @@ static const char *attack_phrase(const struct incident *inc)
 	}
 }
 
+static void emit_kills_of(struct correlate *c, struct hier *h);
+
+/* The entries about h name its node (also from the timers, between records). */
 static void emit_kills(struct correlate *c, struct hier *h)
+{
+	const char *node = c->node;
+
+	c->node = h->node;
+	emit_kills_of(c, h);
+	c->node = node;
+}
+
+static void emit_kills_of(struct correlate *c, struct hier *h)
 {
 	struct incident *inc = h->inc;
 	struct strbuf pids = STRBUF_INIT, task = STRBUF_INIT;
@@ -766,10 +854,14 @@ static void emit_closed(struct correlate *c, struct hier *h, const char *reason,
 static void close_incident(struct correlate *c, struct hier *h, const char *reason,
 			   const struct brute_record *dealloc, uint64_t ts_usec)
 {
+	const char *node = c->node;
+
 	if (!h->inc)
 		return;
 	emit_kills(c, h);
+	c->node = h->node;
 	emit_closed(c, h, reason, dealloc, ts_usec);
+	c->node = node;
 	charge(c, h, 0, h->inc->bytes);
 	free_incident(h->inc);
 	h->inc = NULL;
@@ -789,6 +881,7 @@ static void drop_hier(struct correlate *c, struct hier *h)
 	free(h->exe);
 	free(h->unit);
 	free(h->cgroup);
+	free(h->node);
 	if (!h->dead)
 		c->stats.hierarchies--;
 	c->stats.memory -= h->bytes;
@@ -856,9 +949,9 @@ static void enforce_memory(struct correlate *c, struct hier *keep)
 	}
 }
 
-static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
+static struct hier *get_hier(struct correlate *c, const char *node, uint64_t id, uint64_t now_ms)
 {
-	struct hier *h = hash_find(c, id);
+	struct hier *h = hash_find(c, node, id);
 	size_t k;
 
 	if (h) {
@@ -877,10 +970,19 @@ static struct hier *get_hier(struct correlate *c, uint64_t id, uint64_t now_ms)
 		return NULL;
 	charge(c, h, sizeof(*h) + ALLOC_OVERHEAD, 0);
 	h->id = id;
+	if (node && *node) {
+		h->node = strdup(node);
+		if (!h->node) {
+			c->stats.memory -= h->bytes;
+			free(h);
+			return NULL;
+		}
+		charge(c, h, str_bytes(h->node), 0);
+	}
 	h->last_ms = now_ms;
 	if (c->stats.hierarchies >= c->n_buckets)
 		hash_grow(c);
-	k = hash_u64(id, c->n_buckets);
+	k = hash_u64(node_key(node, id), c->n_buckets);
 	h->hnext = c->buckets[k];
 	c->buckets[k] = h;
 	relist(c, h);
@@ -1112,7 +1214,8 @@ static void on_crash(struct correlate *c, struct hier *h, const struct brute_rec
 		count_input(inc, r);
 	if (r->origin == r->hierarchy)
 		set_subject(c, h, &r->subj);
-	find_unit(c, h, &r->subj);
+	/* crashes are many: the /proc read only, never a cgroup tree search */
+	find_unit(c, h, &r->subj, false);
 }
 
 /* "peer 10.0.0.2/32 crashed service (/usr/sbin/service, hierarchy H) 5 times at tcp ..." */
@@ -1218,12 +1321,12 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 		entry_addf(&e, "RELAY", "uid:%u", relay);
 	add_subject(&e, &r->subj);
 	/* the subject is the crashing task: its own hierarchy's unit first */
-	origin = r->origin != h->id ? hash_find(c, r->origin) : NULL;
+	origin = r->origin != h->id ? hash_find(c, r->node, r->origin) : NULL;
 	if (origin && origin->dead)
 		origin = NULL;
 	/* v4: the crashing task's cgroup, as the kernel saw it */
 	set_cgroup(c, origin ? origin : h, r->cgroup);
-	find_unit(c, origin ? origin : h, &r->subj);
+	find_unit(c, origin ? origin : h, &r->subj, true);
 	add_unit(&e, origin && origin->unit ? origin : h);
 	/*
 	 * EXEC_PARENT: the exec parent of the crashing (origin) hierarchy; a v2
@@ -1236,7 +1339,7 @@ static void on_attack(struct correlate *c, struct hier *h, const struct brute_re
 		add_id(&e, "EXEC_PARENT", h->exec_parent);
 	}
 	add_boundaries(&e, "BOUNDARIES", h->boundaries);
-	if (r->origin != h->id && (origin = hash_find(c, r->origin)))
+	if (r->origin != h->id && (origin = hash_find(c, r->node, r->origin)))
 		add_boundaries(&e, "ORIGIN_BOUNDARIES", origin->boundaries);
 	if (t && t->charges) {
 		entry_add_u64(&e, "CRASHES", t->charges);
@@ -1302,7 +1405,7 @@ static void on_charge(struct correlate *c, const struct brute_record *r, uint64_
 static void on_ban(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
 	struct target *t = target_get(c, r, now_ms);
-	struct hier *h = hash_find(c, r->hierarchy);
+	struct hier *h = hash_find(c, r->node, r->hierarchy);
 	struct entry e;
 	char id[AUDIT_ID_LEN], until[40];
 
@@ -1410,7 +1513,7 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
  */
 static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
-	struct hier *h = hash_find(c, r->hierarchy);
+	struct hier *h = hash_find(c, r->node, r->hierarchy);
 	struct peer_ban *b = peer_bans_get(c->peer_bans, &r->peer, now_ms);
 	char id[AUDIT_ID_LEN], until[40], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], unit[256];
 	const char *u = NULL;
@@ -1423,11 +1526,12 @@ static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint6
 	if (h && h->dead)
 		h = NULL;
 	if (h) {
-		find_unit(c, h, &r->subj);
+		find_unit(c, h, &r->subj, true);
 		u = h->unit;
 		if (h->inc)
 			h->inc->peer_bans++;
-	} else if (c->unit_fn && r->subj.present && subject_unit(c, &r->subj, unit, sizeof(unit)) == 0) {
+	} else if (c->unit_fn && !c->remote && r->subj.present &&
+		   subject_unit(c, &r->subj, true, unit, sizeof(unit)) == 0) {
 		u = unit;	/* a hierarchy this daemon did not see crash (started since) */
 	}
 	entry_init(&e, ENTRY_PEER_BAN, LOG_CRIT, record_usec(r));
@@ -1597,7 +1701,7 @@ static void on_uncharged(struct correlate *c, const struct brute_record *r)
  */
 static void on_kill_summary(struct correlate *c, const struct brute_record *r)
 {
-	struct hier *h = hash_find(c, r->hierarchy);
+	struct hier *h = hash_find(c, r->node, r->hierarchy);
 	struct incident *inc = h ? h->inc : NULL;
 	uint64_t group, add;
 
@@ -1675,7 +1779,7 @@ deadline:
 	kill_list_append(c, h);
 }
 
-int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+static int record_one(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
 	struct hier *h;
 
@@ -1737,7 +1841,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	}
 
 	if (r->type == BRUTE_TYPE_HIERARCHY && r->status == HIER_DEALLOCATED) {
-		h = hash_find(c, r->hierarchy);
+		h = hash_find(c, r->node, r->hierarchy);
 		if (!h || h->dead)
 			return 0;
 		h->boundaries |= r->boundaries;
@@ -1746,7 +1850,7 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 		return 0;
 	}
 
-	h = get_hier(c, r->hierarchy, now_ms);
+	h = get_hier(c, r->node, r->hierarchy, now_ms);
 	if (!h)
 		return -ENOMEM;
 	if (h->dead) {
@@ -1782,6 +1886,20 @@ int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t
 	relist(c, h);	/* boundaries crossed: no longer among the first evicted */
 	enforce_memory(c, h);
 	return 0;
+}
+
+int correlate_record(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
+{
+	int ret;
+
+	c->node = r->node;
+	c->remote = !record_node_local(r->node, c->cfg.local_node);
+	c->walks_left = CORRELATE_WALKS_PER_RECORD;
+	c->now_ms = now_ms;
+	ret = record_one(c, r, now_ms);
+	c->node = NULL;
+	c->remote = false;
+	return ret;
 }
 
 void correlate_tick(struct correlate *c, uint64_t now_ms)

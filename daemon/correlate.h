@@ -46,6 +46,8 @@ struct correlate_config {
 	uint64_t kill_coalesce_ms;
 	bool boundary_entries;	/* emit an entry the first time a kind is crossed */
 	bool record_time;	/* entry timestamps of non-record events from record time */
+	/* local_node: the node= of this host's own records ("": only those without node=) */
+	char local_node[BRUTE_NODE_MAX];
 };
 
 void correlate_config_defaults(struct correlate_config *cfg);
@@ -80,14 +82,20 @@ void correlate_free(struct correlate *c);
  * hierarchy then carry UNIT, looked up at its first crash or attack
  * record (the subject's pid, else its parent's unless that is init) and
  * kept; its boundary entries, written before, have none.  Without one (replay: the pids are gone) there is no UNIT.
+ * walk: the cgroup tree may be searched (milliseconds): never for a crash
+ * record, at most CORRELATE_WALKS_PER_RECORD per record, and not again
+ * for a pid whose search failed in the last CORRELATE_MISS_TTL_MS.
  */
-typedef int (*correlate_unit_fn)(int pid, char *buf, size_t len);
+typedef int (*correlate_unit_fn)(int pid, bool walk, char *buf, size_t len);
+#define CORRELATE_WALKS_PER_RECORD 1
+#define CORRELATE_MISS_TTL_MS 10000
 void correlate_set_unit_lookup(struct correlate *c, correlate_unit_fn fn);
 /*
  * And how to find the cgroup v2 path of a live pid (unit_cgroup_path_of_pid):
- * then the hierarchy's cgroup is looked up first, kept (CGROUP on its
- * entries: the backstop's restart acts on it) and the unit read from it.  A
- * v4 record's cgroup= (attack, kill summary) replaces it: it is the kernel's.
+ * then the hierarchy's unit is read from it (UNIT).  A cgroup found so is
+ * never the entries' CGROUP: that is only a v4 record's cgroup= (attack,
+ * kill summary), the kernel's, on which the backstop's restart acts (a
+ * pid may be reused, a task may have moved).
  */
 void correlate_set_cgroup_lookup(struct correlate *c, correlate_unit_fn fn);
 /* New limits apply at once (a lower cap evicts). */

@@ -18,7 +18,8 @@
 #include "util.h"
 
 #define READ_CHUNK	(64 * 1024)
-#define NL_BUF		(16 * 1024)	/* > MAX_AUDIT_MESSAGE_LENGTH + header */
+#define NL_BUF		INPUT_NETLINK_BUF
+_Static_assert(NL_BUF >= NLMSG_HDRLEN + PARSER_LINE_MAX, "a record the parser takes fits the netlink buffer");
 #define NL_BATCH	256		/* messages per input_read() */
 
 struct input {

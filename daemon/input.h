@@ -20,6 +20,15 @@ enum {
 	INPUT_EOF = 2,		/* end of input (not in follow mode) */
 };
 
+/*
+ * The netlink read buffer.  A datagram is one audit record: the kernel's
+ * are not bound by MAX_AUDIT_MESSAGE_LENGTH (userspace's), and a Brute
+ * record with two hex-encoded paths of PATH_MAX and a cgroup= passes
+ * 16 KiB.  It holds the longest line the parser takes (PARSER_LINE_MAX),
+ * the header with it; a longer one is counted as truncated.
+ */
+#define INPUT_NETLINK_BUF (64 * 1024)
+
 struct input;
 
 int input_open_netlink(struct parser *p, uint64_t rcvbuf, struct input **ret);

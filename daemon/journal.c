@@ -5,9 +5,12 @@
 #include "journal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 /* sd_journal_sendv() adds no CODE_* fields; this keeps any other call from adding them */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
@@ -133,4 +136,160 @@ int journal_send(const struct entry *e, int facility)
 	r = sd_journal_sendv(jf.iov, (int)jf.n);
 	journal_fields_free(&jf);
 	return r;
+}
+
+struct journal_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t more, done;	/* an entry queued; one sent (or the queue empty) */
+	pthread_t thread;
+	bool wait, stop;
+	struct journal_fields items[JOURNAL_QUEUE_MAX];
+	size_t head, n;
+	bool sending;
+	struct journal_queue_stats stats;
+};
+
+static void *journal_worker(void *arg)
+{
+	struct journal_queue *q = arg;
+	sigset_t all;
+
+	/* signals are the loop's: never run a handler here, never wake it late */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct journal_fields jf;
+		int r;
+
+		while (!q->n && !q->stop)
+			pthread_cond_wait(&q->more, &q->lock);
+		if (!q->n)
+			break;
+		jf = q->items[q->head];
+		q->head = (q->head + 1) % JOURNAL_QUEUE_MAX;
+		q->n--;
+		q->sending = true;
+		pthread_mutex_unlock(&q->lock);
+		r = sd_journal_sendv(jf.iov, (int)jf.n);
+		journal_fields_free(&jf);
+		pthread_mutex_lock(&q->lock);
+		q->sending = false;
+		if (r < 0) {
+			q->stats.failed++;
+			q->stats.last_error = r;
+		} else {
+			q->stats.sent++;
+		}
+		pthread_cond_broadcast(&q->done);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+struct journal_queue *journal_queue_new(bool wait)
+{
+	struct journal_queue *q = calloc(1, sizeof(*q));
+	pthread_condattr_t ca;
+
+	if (!q)
+		return NULL;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->more, NULL);
+	pthread_cond_init(&q->done, &ca);
+	pthread_condattr_destroy(&ca);
+	q->wait = wait;
+	if (pthread_create(&q->thread, NULL, journal_worker, q) != 0) {
+		pthread_cond_destroy(&q->more);
+		pthread_cond_destroy(&q->done);
+		pthread_mutex_destroy(&q->lock);
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+int journal_queue_submit(struct journal_queue *q, const struct entry *e, int facility)
+{
+	struct journal_fields jf;
+	int r = journal_fields_build_facility(e, facility, &jf);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&q->lock);
+	while (q->wait && q->n == JOURNAL_QUEUE_MAX)
+		pthread_cond_wait(&q->done, &q->lock);
+	if (q->n == JOURNAL_QUEUE_MAX) {
+		q->stats.dropped++;
+		pthread_mutex_unlock(&q->lock);
+		journal_fields_free(&jf);
+		return -ENOBUFS;
+	}
+	q->items[(q->head + q->n) % JOURNAL_QUEUE_MAX] = jf;
+	q->n++;
+	pthread_cond_signal(&q->more);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+bool journal_queue_busy(struct journal_queue *q)
+{
+	bool busy;
+
+	pthread_mutex_lock(&q->lock);
+	busy = q->n || q->sending;
+	pthread_mutex_unlock(&q->lock);
+	return busy;
+}
+
+void journal_queue_get_stats(struct journal_queue *q, struct journal_queue_stats *s)
+{
+	pthread_mutex_lock(&q->lock);
+	*s = q->stats;
+	pthread_mutex_unlock(&q->lock);
+}
+
+bool journal_queue_wait(struct journal_queue *q, uint64_t timeout_ms)
+{
+	struct timespec end;
+	bool idle;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)(timeout_ms / 1000);
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&q->lock);
+	while ((q->n || q->sending) && pthread_cond_timedwait(&q->done, &q->lock, &end) == 0)
+		;
+	idle = !q->n && !q->sending;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
+void journal_queue_free(struct journal_queue *q)
+{
+	bool idle;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_signal(&q->more);
+	idle = !q->n && !q->sending;
+	pthread_mutex_unlock(&q->lock);
+	if (!idle) {
+		/* blocked in journald: left behind with what it holds (the process is exiting) */
+		pthread_detach(q->thread);
+		return;
+	}
+	pthread_join(q->thread, NULL);
+	pthread_cond_destroy(&q->more);
+	pthread_cond_destroy(&q->done);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
 }

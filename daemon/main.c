@@ -38,6 +38,7 @@
 
 #define FOLLOW_POLL_MS	250
 #define DRAIN_MS	2000
+#define JOURNAL_POLL_MS	100
 
 static volatile sig_atomic_t sig_stop, sig_reload, sig_stats;
 
@@ -397,6 +398,8 @@ static void apply_outputs(struct daemon *d)
 {
 	d->out.journal = d->args.journal >= 0 ? d->args.journal :
 			 d->args.mode == MODE_REPLAY ? false : d->cfg.journal;
+	/* a replay loses nothing: a full journal queue waits */
+	d->out.journal_wait = d->args.mode == MODE_REPLAY;
 	d->out.forward = d->forward;
 	d->out.siem_kinds = d->cfg.siem_kinds;
 	d->out.fmt.hostname = d->cfg.fwd.hostname;
@@ -453,6 +456,7 @@ static void reload(struct daemon *d)
 		correlate_set_config(d->corr, &d->cfg.corr, now_monotonic_ms());
 		apply_outputs(d);
 		if (d->actions) {
+			actions_set_local_node(d->actions, d->cfg.corr.local_node);
 			actions_configure(d->actions, d->cfg.backstop_restart, d->cfg.peer_action);
 			actions_set_reload(d->actions, d->cfg.backstop_reload);
 		}
@@ -687,7 +691,22 @@ static uint64_t status_deadline(struct daemon *d)
 	return d->status_last + STATUS_MIN_INTERVAL_MS;
 }
 
-static int loop(struct daemon *d, const sigset_t *mask)
+/*
+ * The handled signals are blocked outside ppoll(), and ppoll() returns
+ * without delivering them when an fd is ready: under input that stays
+ * readable they would wait until it goes idle.  Take the pending ones on
+ * every iteration, as their handler would.
+ */
+static void take_pending_signals(const sigset_t *handled)
+{
+	static const struct timespec zero = { 0, 0 };
+	int sig;
+
+	while ((sig = sigtimedwait(handled, NULL, &zero)) > 0)
+		on_signal(sig);
+}
+
+static int loop(struct daemon *d, const sigset_t *mask, const sigset_t *handled)
 {
 	bool input_eof = false, file_ready = true;
 	int ret = 0;
@@ -698,6 +717,7 @@ static int loop(struct daemon *d, const sigset_t *mask)
 		uint64_t now, deadline = UINT64_MAX;
 		int n = 0, in_idx = -1, fw_idx = -1, act_idx = -1, r;
 
+		take_pending_signals(handled);
 		if (sig_stop)
 			break;
 		if (sig_reload) {
@@ -739,6 +759,9 @@ static int loop(struct daemon *d, const sigset_t *mask)
 			deadline = min_u64(deadline, d->watchdog_next);
 		if (d->actions)
 			deadline = min_u64(deadline, actions_next_deadline(d->actions));
+		/* the journal's worker: its counters taken (output_flush) as it goes */
+		if (output_journal_busy(&d->out))
+			deadline = min_u64(deadline, now + JOURNAL_POLL_MS);
 		if (d->live) {
 			deadline = min_u64(deadline, d->health_next);
 			deadline = min_u64(deadline, status_deadline(d));
@@ -854,7 +877,8 @@ static int run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* signals are only delivered inside ppoll(): no lost wakeups */
+	/* signals are only delivered inside ppoll() (no lost wakeups), or taken by
+	 * sigtimedwait() on every turn of the loop (take_pending_signals) */
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
@@ -879,6 +903,8 @@ static int run(int argc, char **argv)
 		correlate_set_cgroup_lookup(d.corr, unit_cgroup_path_of_pid);
 		/* live: act through systemd (BRUTE_REPORTD_MANAGER: another manager's address, tests) */
 		d.actions = actions_new(status_dir(), getenv("BRUTE_REPORTD_MANAGER"));
+		if (d.actions)
+			actions_set_local_node(d.actions, d.cfg.corr.local_node);
 		if (!d.actions || actions_configure(d.actions, d.cfg.backstop_restart, d.cfg.peer_action) < 0 ||
 		    actions_set_reload(d.actions, d.cfg.backstop_reload) < 0) {
 			r = -ENOMEM;
@@ -909,7 +935,7 @@ static int run(int argc, char **argv)
 	}
 	sd_notify(0, "READY=1");
 
-	r = loop(&d, &wait_mask);
+	r = loop(&d, &wait_mask, &block);
 
 	sd_notify(0, "STOPPING=1");
 	if (d.live)
@@ -918,6 +944,7 @@ static int run(int argc, char **argv)
 	parser_flush_log(d.parser);
 	correlate_close_all(d.corr, d.record_time ? "end-of-input" : "shutdown");
 	drain(&d, &wait_mask);
+	output_finish(&d.out);
 	if (parser_get_stats(d.parser)->malformed || parser_get_stats(d.parser)->oversized)
 		log_warning("skipped %llu malformed and %llu oversized record(s)",
 			    (unsigned long long)parser_get_stats(d.parser)->malformed,

@@ -157,6 +157,15 @@ static int on_reply(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error
 		r = sd_bus_message_read(msg, "v", "s", &v);
 		req_done(q, r < 0 ? r : 0, r < 0 ? "unreadable ActiveState" : v);
 		return 0;
+	case MANAGER_MAIN_PID: {
+		char buf[16];
+		uint32_t pid;
+
+		r = sd_bus_message_read(msg, "v", "u", &pid);
+		snprintf(buf, sizeof(buf), "%u", r < 0 ? 0 : pid);
+		req_done(q, r < 0 ? r : 0, r < 0 ? "unreadable MainPID" : buf);
+		return 0;
+	}
 	case MANAGER_RESET_FAILED:
 	case MANAGER_KILL:
 		req_done(q, 0, "");
@@ -348,9 +357,18 @@ int manager_request(struct manager *m, enum manager_op op, const char *unit,
 		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "ResetFailedUnit",
 					     on_reply, q, "s", unit);
 		break;
+	case MANAGER_MAIN_PID:
+		r = sd_bus_path_encode(UNIT_PREFIX, unit, &path);
+		if (r >= 0)
+			r = sd_bus_call_method_async(m->bus, &q->slot, DEST, path,
+						     "org.freedesktop.DBus.Properties", "Get", on_reply, q,
+						     "ss", "org.freedesktop.systemd1.Service", "MainPID");
+		free(path);
+		break;
 	case MANAGER_KILL:
+		/* the held master only: "all" would kill every process of the cgroup (cron's jobs) */
 		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "KillUnit",
-					     on_reply, q, "ssi", unit, "all", (int32_t)SIGKILL);
+					     on_reply, q, "ssi", unit, "main", (int32_t)SIGKILL);
 		break;
 	case MANAGER_START:
 	case MANAGER_TRY_RESTART:

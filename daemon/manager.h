@@ -33,12 +33,13 @@ enum manager_op {
 	MANAGER_START,		/* StartUnit "replace", then the job's result */
 	MANAGER_TRY_RESTART,	/* TryRestartUnit "replace" (only if it runs), then the job's result */
 	MANAGER_RELOAD,		/* ReloadUnit "replace", then the job's result */
-	MANAGER_KILL,		/* KillUnit "all" SIGKILL: no job, value "" */
+	MANAGER_KILL,		/* KillUnit "main" SIGKILL (its main process only): no job, value "" */
+	MANAGER_MAIN_PID,	/* the service's MainPID, in decimal ("0": none) */
 };
 
 /*
  * The outcome of one request, called once: error 0 with value the
- * ActiveState, "" (reset), or the job's result ("done", "failed",
+ * ActiveState, the MainPID, "" (reset, kill), or the job's result ("done", "failed",
  * "timeout", "canceled", "dependency", "skipped"); or a negative errno with
  * value systemd's (or the connection's) error message.
  */

@@ -85,14 +85,58 @@ static void forward_ok(struct output *o)
 	o->forward_failed_log_ms = now ? now : 1;
 }
 
+static void journal_failed(struct output *o, int r)
+{
+	o->journal_failed_here++;
+	if (!o->journal_failure_logged++)
+		log_error("cannot send to the journal: %s (further failures are only counted)", strerror(-r));
+}
+
+/* What the journal's worker did since: counted here, its first failure and drop logged. */
+static void journal_take_stats(struct output *o)
+{
+	struct journal_queue_stats s;
+
+	if (!o->journal_queue)
+		return;
+	journal_queue_get_stats(o->journal_queue, &s);
+	if (s.failed && !o->journal_failure_logged++)
+		log_error("cannot send to the journal: %s (further failures are only counted)",
+			  strerror(-s.last_error));
+	if (s.dropped && !o->journal_dropped)
+		log_error("the journal does not take entries, its queue of %d is full: entries are dropped (counted as journal failures; further ones are only counted)",
+			  JOURNAL_QUEUE_MAX);
+	o->journal_sent = s.sent;
+	o->journal_dropped = s.dropped;
+	o->journal_failed = o->journal_failed_here + s.failed + s.dropped;
+}
+
 void output_flush(struct output *o)
 {
 	if (o->out)
 		fflush(o->out);
+	journal_take_stats(o);
+}
+
+bool output_journal_busy(struct output *o)
+{
+	return o->journal_queue && journal_queue_busy(o->journal_queue);
+}
+
+void output_finish(struct output *o)
+{
+	if (!o->journal_queue)
+		return;
+	if (!journal_queue_wait(o->journal_queue, OUTPUT_JOURNAL_DRAIN_MS))
+		log_warning("the journal did not take the last entries in %d ms: they are left behind",
+			    OUTPUT_JOURNAL_DRAIN_MS);
+	journal_take_stats(o);
 }
 
 void output_free(struct output *o)
 {
+	journal_queue_free(o->journal_queue);
+	o->journal_queue = NULL;
 	sb_free(&o->line);
 }
 
@@ -116,21 +160,28 @@ void output_entry(struct output *o, const struct entry *e)
 		if (sb->cap > OUTPUT_LINE_KEEP)
 			sb_free(sb);
 	}
-	if (o->journal) {
-		r = journal_send(e, o->fmt.facility);
-		if (r < 0) {
-			if (o->journal_failed++ == 0)
-				log_error("cannot send to the journal: %s (further failures are only counted)",
-					  strerror(-r));
-		} else {
-			o->journal_sent++;
-		}
-	}
+	/* the SIEM first: it never waits for the journal */
 	if (o->forward && (o->siem_kinds & (1u << e->kind))) {
 		r = forward_submit(o->forward, e);
 		if (r < 0)
 			forward_failed(o, e, r);
 		else
 			forward_ok(o);
+	}
+	if (o->journal) {
+		if (!o->journal_queue && !(o->journal_queue = journal_queue_new(o->journal_wait)))
+			log_error("cannot start the journal's worker thread: entries are sent from the loop");
+		if (o->journal_queue)
+			r = journal_queue_submit(o->journal_queue, e, o->fmt.facility);
+		else
+			r = journal_send(e, o->fmt.facility);
+		if (r == -ENOBUFS)
+			;	/* dropped: counted by the queue, taken in output_flush() */
+		else if (r < 0)
+			journal_failed(o, r);
+		else if (!o->journal_queue)
+			o->journal_sent++;
+		if (!o->journal_queue)
+			o->journal_failed = o->journal_failed_here;
 	}
 }

@@ -18,10 +18,14 @@ struct output {
 	enum print_mode print;
 	FILE *out;
 	bool journal;
+	bool journal_wait;		/* a full journal queue waits (replay), else drops */
+	struct journal_queue *journal_queue;	/* started at the first journal entry */
 	struct forward *forward;	/* NULL: no SIEM */
 	unsigned siem_kinds;
 	struct siem_format fmt;		/* for PRINT_JSON */
-	uint64_t printed, journal_sent, journal_failed, forwarded, forward_failed;
+	/* journal_failed: not sent, or dropped (journal_dropped: the queue was full) */
+	uint64_t printed, journal_sent, journal_failed, journal_dropped, forwarded, forward_failed;
+	uint64_t journal_failed_here, journal_failure_logged;	/* not queued (no fields, no worker) */
 	/* SIEM queuing failures are logged once, then summed up at most once a minute */
 	uint64_t forward_failed_logged, forward_failed_log_ms;
 	uint64_t kinds[_ENTRY_KIND_MAX];
@@ -29,10 +33,21 @@ struct output {
 };
 
 #define OUTPUT_LINE_KEEP 65536
+#define OUTPUT_JOURNAL_DRAIN_MS 2000
 
+/*
+ * Printed first, then queued for the SIEM, then handed to the journal's
+ * worker thread (journal.h): a stalled journald delays neither the SIEM
+ * nor the loop.
+ */
 void output_entry(struct output *o, const struct entry *e);
-/* Write out what output_entry() printed: once per turn of the event loop, before it waits. */
+/* Write out what output_entry() printed, and take the journal worker's counters: once per
+ * turn of the event loop, before it waits. */
 void output_flush(struct output *o);
+/* Entries still with the journal worker: call output_flush() again soon. */
+bool output_journal_busy(struct output *o);
+/* At the end: the journal's worker gets OUTPUT_JOURNAL_DRAIN_MS to send what it holds. */
+void output_finish(struct output *o);
 /* Free what output_entry() keeps between entries. */
 void output_free(struct output *o);
 /* Human readable rendering used by --input. */

@@ -23,6 +23,8 @@ struct parser {
 	bool discarding;	/* inside an oversized line, skip to '\n' */
 	uint64_t delivered;	/* records seen by the callback (ok or not) */
 	struct brute_record rec;
+	size_t feeding;		/* length of the text line being fed, 0: a netlink message */
+	uint64_t cut_log_ms;	/* the last warning about a line at auditd's limit (0: none) */
 	struct parser_stats stats;
 	/* refusals: the first logged at once, then at most one line a minute */
 	uint64_t refused_held;		/* since the last line */
@@ -124,6 +126,18 @@ static void event_cb(auparse_state_t *au, auparse_cb_event_t type, void *userdat
 			continue;
 		}
 		p->stats.records++;
+		if (p->feeding == AUDITD_LINE_MAX) {
+			/* auditd cut it: its last field (exe=) may be shorter than the kernel wrote */
+			uint64_t now = now_monotonic_ms();
+
+			p->stats.cut++;
+			if (!p->cut_log_ms || now - p->cut_log_ms >= REFUSED_LOG_INTERVAL_MS) {
+				log_warning("a type %d record (audit ID %llu.%03u:%lu) is %zu bytes long, auditd's limit: auditd may have cut it, its last fields (exe, the process's path) may be incomplete (%llu such record(s); further ones are logged at most once a minute)",
+					    p->rec.type, (unsigned long long)p->rec.sec, p->rec.milli,
+					    p->rec.serial, p->feeding, (unsigned long long)p->stats.cut);
+				p->cut_log_ms = now ? now : 1;
+			}
+		}
 		p->cb(&p->rec, p->userdata);
 	} while (auparse_next_record(au) > 0);
 }
@@ -209,10 +223,12 @@ static void feed_record(struct parser *p, const char *line, size_t len)
 	p->stats.fed++;
 	if (auparse_feed(p->au, line, len) < 0 || auparse_flush_feed(p->au) < 0 ||
 	    p->delivered == before) {
+		p->feeding = 0;
 		/* libauparse silently drops lines it can't parse at all */
 		p->stats.malformed++;
 		refused(p, "a record libauparse cannot parse: %s", line_head(line, len, head, sizeof(head)));
 	}
+	p->feeding = 0;
 }
 
 /* line includes the trailing '\n' */
@@ -238,6 +254,7 @@ static void process_line(struct parser *p, const char *line, size_t len)
 		p->stats.other++;
 		return;
 	}
+	p->feeding = body;
 	feed_record(p, line, len);
 }
 

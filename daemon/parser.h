@@ -22,6 +22,15 @@
  * hex-encoded) are under 10 KiB. */
 #define PARSER_LINE_MAX (32 * 1024)
 
+/*
+ * auditd's MAX_AUDIT_MESSAGE_LENGTH (8970, its NUL included): the text of a
+ * record (audit.log, the plugin protocol) is cut there.  A record line of
+ * exactly that length may have lost the end of its last field (exe=): it
+ * is taken, with a warning naming it, and counted (parser_stats.cut).
+ * Netlink records are the kernel's, never cut.
+ */
+#define AUDITD_LINE_MAX (8970 - 1)
+
 struct parser_stats {
 	uint64_t lines;		/* lines / netlink messages seen */
 	uint64_t oversized;	/* longer than PARSER_LINE_MAX: skipped */
@@ -30,6 +39,7 @@ struct parser_stats {
 	uint64_t fed;		/* brute records handed to libauparse */
 	uint64_t records;	/* brute records parsed and delivered */
 	uint64_t malformed;	/* brute records rejected: bad/missing fields */
+	uint64_t cut;		/* text records AUDITD_LINE_MAX long: maybe cut by auditd */
 };
 
 typedef void (*parser_record_cb)(const struct brute_record *r, void *userdata);

@@ -181,6 +181,9 @@ static bool split_peer(const char *peer, char *addr, size_t alen, unsigned *len,
 	memcpy(addr, peer, (size_t)(slash - peer));
 	addr[slash - peer] = '\0';
 	l = strtoul(slash + 1, &end, 10);
+	/* /0 would be every address: the kernel never bans one */
+	if (l < 1)
+		return false;
 	if (inet_pton(AF_INET, addr, buf) == 1 && l <= 32)
 		*v6 = false;
 	else if (inet_pton(AF_INET6, addr, buf) == 1 && l <= 128)

@@ -259,7 +259,7 @@ static int parse_laddr(const char *v, char *dst, size_t len)
 }
 
 /*
- * peer=: "ADDR/LEN" (an IPv4 address or prefix, /0../32; IPv6, /0../128) or
+ * peer=: "ADDR/LEN" (an IPv4 address or prefix, /1../32; IPv6, /1../128) or
  * "uid:N" (a local user, at the other end of a Unix stream connection).
  */
 static int parse_peer(const char *v, struct brute_peer *p)
@@ -278,7 +278,8 @@ static int parse_peer(const char *v, struct brute_peer *p)
 			return -EBADMSG;
 		memcpy(addr, v, (size_t)(slash - v));
 		addr[slash - v] = '\0';
-		if (parse_addr(addr, &family) < 0 || len > (family == AF_INET ? 32u : 128u))
+		/* /0 is every address: never a peer the kernel names */
+		if (parse_addr(addr, &family) < 0 || len < 1 || len > (family == AF_INET ? 32u : 128u))
 			return -EBADMSG;
 	}
 	return copy_str(p->addr, sizeof(p->addr), v);
@@ -643,6 +644,15 @@ int record_from_auparse(auparse_state_t *au, struct brute_record *r)
 
 	record_reset(r);
 	r->type = type;
+	{
+		/* an aggregator's record of another host: kept, never taken for this one's */
+		char *node = (char *)auparse_get_node(au);
+		int bad = node && (!node[0] || copy_str(r->node, sizeof(r->node), node) < 0);
+
+		free(node);
+		if (bad)
+			return refuse("an invalid or too long value of", "node");
+	}
 	ts = auparse_get_timestamp(au);
 	if (ts) {
 		/* a negative or absurd audit time: not an RFC 3339 year, keep it in range */

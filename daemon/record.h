@@ -9,6 +9,7 @@
 #include <auparse.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define BRUTE_TYPE_HIERARCHY	1710
 #define BRUTE_TYPE_BOUNDARY	1711
@@ -105,8 +106,12 @@ struct brute_peer {
 	char lpath[BRUTE_LPATH_MAX];
 };
 
+/* node= of a record an auditd aggregator received from another host (<= 255 bytes) */
+#define BRUTE_NODE_MAX 256
+
 struct brute_record {
 	int type;
+	char node[BRUTE_NODE_MAX];	/* "[node=NAME ]type=...": NAME, "" when absent */
 	uint64_t sec;
 	unsigned milli;
 	unsigned long serial;
@@ -200,6 +205,19 @@ struct brute_record {
  * ones (peers, 1718-1719; docs/audit-records.md) are all accepted.
  */
 int record_from_auparse(auparse_state_t *au, struct brute_record *r);
+
+/*
+ * Is a record of this node (its node=, "" when absent) about this host?
+ * Records without node= are; with one, only when local_node (the
+ * configuration's local_node, "" when unset) names it.  The others come
+ * from another host through an auditd aggregator: reported, never acted
+ * upon here (no unit restarted, started, reloaded or killed, no peer
+ * action), their pids and cgroups never looked up on this host.
+ */
+static inline bool record_node_local(const char *node, const char *local_node)
+{
+	return !node || !node[0] || (local_node && local_node[0] && !strcmp(node, local_node));
+}
 /* Why the last record_from_auparse() refused its record ("no field exe", ...). */
 const char *record_last_error(void);
 

@@ -56,6 +56,7 @@ struct svc {
 	uint64_t used_ms;		/* last request: the least recently used idle one goes */
 	unsigned rechecks;
 	bool held;			/* a fast mitigation=restart: the kernel holds its master */
+	uint32_t pid, ppid;		/* held: the crashing task and its parent (the held master) */
 	enum kind again;		/* a request that came while busy (0: none) */
 	char reason[384];
 	struct svc *next;
@@ -212,7 +213,8 @@ static void ask(struct restart *r, struct svc *s, enum manager_op op)
 	if (e < 0)
 		fail(r, s, op == MANAGER_TRY_RESTART ? "restart" : op == MANAGER_STATE ?
 		     "read the state of" : op == MANAGER_RESET_FAILED ? "reset" :
-		     op == MANAGER_RELOAD ? "reload" : op == MANAGER_KILL ? "kill" : "start",
+		     op == MANAGER_RELOAD ? "reload" : op == MANAGER_KILL ? "kill" :
+		     op == MANAGER_MAIN_PID ? "read the main pid of" : "start",
 		     strerror(-e));
 }
 
@@ -244,9 +246,7 @@ static void on_result(void *userdata, int error, const char *value)
 				   s->unit, s->reason);
 			ask(r, s, MANAGER_RELOAD);
 		} else if (s->kind == KIND_RESTART && running(value) && s->held) {
-			log_notice("killing %s, which Brute's backstop holds for a restart: its reload would keep its layout (not in backstop_reload), and a restart closes its sockets anyway; starting it again after (%s)",
-				   s->unit, s->reason);
-			ask(r, s, MANAGER_KILL);
+			ask(r, s, MANAGER_MAIN_PID);	/* is the held master its main process? */
 		} else if (s->kind == KIND_RESTART && running(value)) {
 			log_notice("restarting %s for a fresh layout and canary (%s)", s->unit, s->reason);
 			ask(r, s, MANAGER_TRY_RESTART);
@@ -276,6 +276,22 @@ static void on_result(void *userdata, int error, const char *value)
 			ask(r, s, MANAGER_RESET_FAILED);
 		}
 		return;
+	case MANAGER_MAIN_PID: {
+		char *end;
+		unsigned long pid = error < 0 ? 0 : strtoul(value, &end, 10);
+
+		if (pid && !*end && (pid == s->pid || pid == s->ppid)) {
+			log_notice("killing the main process (pid %lu) of %s, which Brute's backstop holds for a restart: its reload would keep its layout (not in backstop_reload), and a restart closes its sockets anyway; starting it again after (%s)",
+				   pid, s->unit, s->reason);
+			ask(r, s, MANAGER_KILL);
+			return;
+		}
+		/* not its main process (a job of cron.service...): never kill the whole unit */
+		log_notice("leaving %s to the kernel: Brute's backstop holds a process of it for a restart, but not its main process (%s%s), and brute-reportd kills nothing else; the kernel kills the held process when its hold ends, and its record of that kill makes sure the unit runs (%s)",
+			   s->unit, error < 0 ? "unknown: " : "main pid ", value, s->reason);
+		finish(r, s, now);
+		return;
+	}
 	case MANAGER_RESET_FAILED:
 		/* not fatal: a unit that is not failed has nothing to reset; the start says */
 		if (error < 0)
@@ -388,8 +404,13 @@ void restart_entry(struct restart *r, const struct entry *e, uint64_t now_ms)
 		return;
 	}
 	s->used_ms = now_ms;
-	if (kind == KIND_RESTART && speed && !strcmp(speed, "fast"))
+	if (kind == KIND_RESTART && speed && !strcmp(speed, "fast")) {
+		const char *pid = entry_get(e, "PID"), *ppid = entry_get(e, "PPID");
+
 		s->held = true;
+		s->pid = pid ? (uint32_t)strtoul(pid, NULL, 10) : 0;
+		s->ppid = ppid ? (uint32_t)strtoul(ppid, NULL, 10) : 0;
+	}
 	if (s->state == S_BUSY) {
 		if (s->again != KIND_ENSURE)
 			s->again = kind;

@@ -11,9 +11,13 @@
  *     nothing): reload a unit of backstop_reload, whose reload executes its
  *     master again; any other unit's stop would keep it waiting for the
  *     hold (a master that cannot fork may not stop in time), and its
- *     restart closes its sockets anyway: its processes are killed
- *     (KillUnit, SIGKILL: what the kernel does without a hold), and it is
- *     made sure to run again, as after a kill;
+ *     restart closes its sockets anyway: when the held master is the
+ *     unit's main process (MainPID: the crashing task or its parent), that
+ *     process alone is killed (KillUnit "main", SIGKILL: what the kernel
+ *     does at the end of the hold), and the unit is made sure to run again,
+ *     as after a kill; otherwise (a job of cron.service, a user's process
+ *     in another's service) nothing is killed: the kernel's own kill at the
+ *     end of the hold applies, never a kill of every process of the unit;
  *   ACTION kill (the kernel killed the service at once): RESTART_FIRST_LOOK_MS
  *     later, if the unit is failed or inactive (no Restart= of its own that
  *     brings it back: a unit waiting for its Restart= is "activating"),
@@ -23,7 +27,8 @@
  *     activating or deactivating, each second until it is active or not.
  *
  * The unit is the system service of the entry's CGROUP (the record's
- * cgroup=, else the crashing task's cgroup looked up while it lived):
+ * cgroup=, the kernel's; never a cgroup looked up by pid), of this host's
+ * records only (an auditd aggregator's records of others: actions.h):
  * /system.slice/NAME.service, template instances included; nothing else.
  * Per unit, one action at a time, at most one every RESTART_INTERVAL_MS:
  * requests meanwhile are merged into the next one, never dropped.  Each

@@ -16,7 +16,6 @@
 #include "util.h"
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
-#define SCAN_DIRS_MAX	4096
 
 static const char *const unit_suffixes[] = {
 	".service", ".scope", ".socket", ".mount", ".swap", ".target", ".timer",
@@ -135,7 +134,7 @@ int unit_cgroup_of_pid(const char *root, pid_t pid, char *buf, size_t len)
 	return r;
 }
 
-int unit_of_pid(pid_t pid, char *buf, size_t len)
+int unit_of_pid(pid_t pid, bool walk, char *buf, size_t len)
 {
 	char *unit = NULL, cg[4096];
 	int r;
@@ -150,13 +149,15 @@ int unit_of_pid(pid_t pid, char *buf, size_t len)
 		free(unit);
 		return fits ? 0 : -ENAMETOOLONG;
 	}
+	if (!walk)
+		return r;
 	r = unit_cgroup_of_pid(CGROUP_ROOT, pid, cg, sizeof(cg));
 	if (r < 0)
 		return r;
 	return unit_from_cgroup_path(cg, buf, len);
 }
 
-int unit_cgroup_path_of_pid(pid_t pid, char *buf, size_t len)
+int unit_cgroup_path_of_pid(pid_t pid, bool walk, char *buf, size_t len)
 {
 	char *cg = NULL;
 	int r;
@@ -171,7 +172,7 @@ int unit_cgroup_path_of_pid(pid_t pid, char *buf, size_t len)
 		free(cg);
 		return fits ? 0 : -ENAMETOOLONG;
 	}
-	return unit_cgroup_of_pid(CGROUP_ROOT, pid, buf, len);
+	return walk ? unit_cgroup_of_pid(CGROUP_ROOT, pid, buf, len) : r;
 }
 
 /* [A-Za-z0-9:_.\\-], and one '@' before the instance: systemd's unit name characters */

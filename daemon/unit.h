@@ -14,10 +14,13 @@
 #ifndef BRUTE_UNIT_H
 #define BRUTE_UNIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #define UNIT_NAME_MAX 256
+/* directories one cgroup search reads at most (about 2 ms a thousand) */
+#define SCAN_DIRS_MAX 1024
 
 /*
  * The unit of a cgroup path ("/system.slice/nginx.service/x" ->
@@ -28,17 +31,20 @@ int unit_from_cgroup_path(const char *path, char *buf, size_t len);
 /*
  * Search the cgroup v2 tree at root (/sys/fs/cgroup) for pid; its cgroup
  * path relative to root into buf.  0, -ESRCH if not found, or -errno.
- * At most 4096 directories are visited.
+ * At most SCAN_DIRS_MAX directories are visited.
  */
 int unit_cgroup_of_pid(const char *root, pid_t pid, char *buf, size_t len);
-/* sd_pid_get_unit(), else the cgroup search.  0 or a negative errno. */
-int unit_of_pid(pid_t pid, char *buf, size_t len);
+/*
+ * sd_pid_get_unit(), else (walk) the cgroup search: up to SCAN_DIRS_MAX
+ * directories read, milliseconds.  0 or a negative errno.
+ */
+int unit_of_pid(pid_t pid, bool walk, char *buf, size_t len);
 /*
  * The cgroup v2 path of a live pid ("/system.slice/nginx.service"):
  * sd_pid_get_cgroup() (/proc/PID/cgroup), else the cgroup search.  0 or a
  * negative errno.
  */
-int unit_cgroup_path_of_pid(pid_t pid, char *buf, size_t len);
+int unit_cgroup_path_of_pid(pid_t pid, bool walk, char *buf, size_t len);
 /*
  * The system service a cgroup path is in, as brute-reportd may restart
  * it: "/system.slice/NAME.service[/...]", or in the slices systemd makes

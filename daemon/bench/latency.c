@@ -2,7 +2,8 @@
 /*
  * latency - time from writing a BRUTE_KILL record to brute-reportd's stdin
  * (auditd plugin mode) to its entry coming out.  The entry is printed by
- * output_entry() right before sd_journal_sendv() is called, so this is the
+ * output_entry() before it is queued for the SIEM and handed to the journal's
+ * worker thread (which calls sd_journal_sendv()), so this is the
  * record -> journal hand-off latency (there is no journald on a build host).
  * Also a tiny datagram sink used to give audisp-syslog a /dev/log.
  *   latency BRUTE-REPORTD CONFIG [ITERATIONS]

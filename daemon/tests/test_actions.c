@@ -45,7 +45,7 @@ struct fake {
 	/* state_after: the state once a job was queued for it (a failed restart: "failed") */
 	/* state_later: the state from the second Get on (an auto-restart that ends) */
 	struct { const char *unit, *state, *job_result, *state_after, *restart_result, *state_later,
-		 *reload_result, *kill_state; int error;
+		 *reload_result, *kill_state; int error; uint32_t main_pid;
 		 unsigned gets; } units[UNITS];
 	const char *default_result;	/* a job's result for other units */
 	uint32_t job;
@@ -91,10 +91,18 @@ static int on_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 		return 0;
 	if (!strcmp(member, "Get")) {
 		ck_assert_int_ge(sd_bus_message_read(m, "ss", &iface, &prop), 0);
-		ck_assert_str_eq(iface, "org.freedesktop.systemd1.Unit");
-		ck_assert_str_eq(prop, "ActiveState");
 		ck_assert_int_ge(sd_bus_path_decode(sd_bus_message_get_path(m), "/org/freedesktop/systemd1/unit", &name), 0);
 		ck_assert(name != NULL);
+		if (!strcmp(prop, "MainPID")) {
+			ck_assert_str_eq(iface, "org.freedesktop.systemd1.Service");
+			sb_printf(&F.calls, "MainPID %s; ", name);
+			i = unit_index(name);
+			ck_assert_int_ge(sd_bus_reply_method_return(m, "v", "u", i >= 0 ? F.units[i].main_pid : 0), 0);
+			free(name);
+			return 1;
+		}
+		ck_assert_str_eq(iface, "org.freedesktop.systemd1.Unit");
+		ck_assert_str_eq(prop, "ActiveState");
 		sb_printf(&F.calls, "Get %s; ", name);
 		i = unit_index(name);
 		if (i >= 0 && F.units[i].state_later && ++F.units[i].gets > 1)
@@ -254,6 +262,8 @@ static void backstop(struct entry *e, const char *action, const char *cgroup, co
 	entry_add(e, "ACTION", action);
 	if (cgroup)
 		entry_add(e, "CGROUP", cgroup);
+	entry_add_u64(e, "PID", 970);		/* a worker */
+	entry_add_u64(e, "PPID", 900);		/* its master, held */
 	entry_add(e, "AUDIT_ID", id);
 }
 
@@ -522,9 +532,20 @@ START_TEST(test_backstop_held)
 	F.units[1].state = "active";
 	F.units[1].kill_state = "activating";
 	F.units[1].state_later = "active";
+	F.units[1].main_pid = 900;		/* the held master is its main process */
 	F.units[2].unit = "nginx.service";	/* no Restart=: failed after the kill */
 	F.units[2].state = "active";
 	F.units[2].kill_state = "failed";
+	F.units[2].main_pid = 900;
+	/*
+	 * a user's job in cron.service (its master not cron's main process):
+	 * KillUnit "all" killed every job of every user; now nothing is killed,
+	 * the kernel's own kill at the end of the hold applies
+	 */
+	F.units[3].unit = "cron.service";
+	F.units[3].state = "active";
+	F.units[3].kill_state = "failed";
+	F.units[3].main_pid = 555;
 	a = actions_new(F.dir, F.address);
 	ck_assert_int_eq(actions_configure(a, true, "none"), 0);
 	ck_assert_int_eq(actions_set_reload(a, "php*-fpm.service"), 0);
@@ -533,25 +554,31 @@ START_TEST(test_backstop_held)
 	act_held(a, "/system.slice/php8.2-fpm.service", "6.000:1");
 	act_held(a, "/system.slice/apache2.service", "6.000:2");
 	act_held(a, "/system.slice/nginx.service", "6.000:3");
+	act_held(a, "/system.slice/cron.service", "6.000:4");
 	pump(a, RESTART_GRACE_MS + 2500, NULL);
 	log = stderr_capture_end();
 	ck_assert_msg(strstr(sb_str(&F.calls), "ReloadUnit php8.2-fpm.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "KillUnit php8.2-fpm") &&
-		      strstr(sb_str(&F.calls), "KillUnit apache2.service all 9; ") &&
+		      strstr(sb_str(&F.calls), "KillUnit apache2.service main 9; ") &&
 		      !strstr(sb_str(&F.calls), "TryRestartUnit apache2") &&
 		      !strstr(sb_str(&F.calls), "StartUnit apache2") &&
-		      strstr(sb_str(&F.calls), "KillUnit nginx.service all 9; ") &&
-		      strstr(sb_str(&F.calls), "KillUnit nginx.service all 9; ") <
+		      strstr(sb_str(&F.calls), "KillUnit nginx.service main 9; ") &&
+		      strstr(sb_str(&F.calls), "KillUnit nginx.service main 9; ") <
 		      strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
-		      !strstr(sb_str(&F.calls), "TryRestartUnit nginx"),
+		      !strstr(sb_str(&F.calls), "TryRestartUnit nginx") &&
+		      strstr(sb_str(&F.calls), "MainPID cron.service; ") &&
+		      !strstr(sb_str(&F.calls), "KillUnit cron") && !strstr(sb_str(&F.calls), " all 9; ") &&
+		      !strstr(sb_str(&F.calls), "TryRestartUnit cron") &&
+		      !strstr(sb_str(&F.calls), "StartUnit cron"),
 		      "%s", sb_str(&F.calls));
 	ck_assert_uint_eq(stats(a).unit_restarts, 1);
 	ck_assert_uint_eq(stats(a).unit_starts, 1);
 	ck_assert_msg(strstr(log, "php8.2-fpm.service reloaded after Brute's backstop") &&
-		      strstr(log, "killing apache2.service, which Brute's backstop holds for a restart") &&
+		      strstr(log, "killing the main process (pid 900) of apache2.service, which Brute's backstop holds for a restart") &&
 		      strstr(log, "apache2.service is active again by itself after Brute's backstop asked for its restart") &&
 		      strstr(log, "nginx.service is failed after Brute's backstop asked for its restart") &&
-		      strstr(log, "nginx.service started again after Brute's backstop"),
+		      strstr(log, "nginx.service started again after Brute's backstop") &&
+		      strstr(log, "leaving cron.service to the kernel: Brute's backstop holds a process of it for a restart, but not its main process (main pid 555)"),
 		      "%s", log);
 	free(log);
 	actions_free(a);
@@ -820,6 +847,79 @@ START_TEST(test_daemon_acts)
 }
 END_TEST
 
+/*
+ * An auditd aggregator's records (node=NAME): another host's backstop kill
+ * and peer ban were taken for this host's, starting a local unit and
+ * queuing a ban on a local port.  Now they are reported, never acted upon;
+ * the records of local_node (with the same hierarchy id) still are.
+ */
+START_TEST(test_daemon_remote_node)
+{
+	char conf[600], line[4096], status[600], *st = NULL;
+	int in[2], n;
+	bool seen = false;
+	pid_t pid;
+	FILE *f;
+
+	fake_start();
+	F.units[0].unit = "nginx.service";
+	F.units[0].state = "failed";
+	F.units[1].unit = "apache2.service";
+	F.units[1].state = "failed";
+	snprintf(conf, sizeof(conf), "%s/reportd.conf", F.dir);
+	f = fopen(conf, "w");
+	ck_assert(f != NULL);
+	fputs("journal = no\npeer_action = brute-peer-test@.service\nlocal_node = here.example\n", f);
+	fclose(f);
+	chmod(conf, 0600);
+	ck_assert_int_eq(pipe(in), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		const char *bin = getenv("BRUTE_REPORTD");
+
+		dup2(in[0], 0);
+		close(in[1]);
+		unsetenv("NOTIFY_SOCKET");
+		setenv("RUNTIME_DIRECTORY", F.dir, 1);
+		setenv("BRUTE_REPORTD_MANAGER", F.address, 1);
+		execl(bin ? bin : "./brute-reportd", "brute-reportd", "--config", conf, "--stdin", "--quiet", NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	n = snprintf(line, sizeof(line),
+		     "node=evil.example type=UNKNOWN[1713] msg=audit(%lld.000:8): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/apache2.service\" ppid=1 pid=970 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"apache2\" exe=\"/usr/sbin/apache2\"\n"
+		     "node=evil.example type=UNKNOWN[1718] msg=audit(%lld.000:9): brute_hierarchy=4297000004 peer=192.0.2.99/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=22 faults=5 ban_s=900 ppid=1 pid=971 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"sshd\" exe=\"/usr/sbin/sshd\"\n"
+		     "node=here.example type=UNKNOWN[1713] msg=audit(%lld.000:10): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/nginx.service\" ppid=1 pid=972 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n"
+		     "node=here.example type=UNKNOWN[1718] msg=audit(%lld.000:11): brute_hierarchy=4297000004 peer=192.0.2.7/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=80 faults=5 ban_s=900 ppid=1 pid=973 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n",
+		     (long long)time(NULL), (long long)time(NULL), (long long)time(NULL), (long long)time(NULL));
+	ck_assert(write(in[1], line, (size_t)n) == n);
+	snprintf(status, sizeof(status), "%s/status", F.dir);
+	for (int i = 0; i < 60 && !seen; i++) {
+		struct actions *none = actions_new(F.dir, "unix:path=/nonexistent");
+
+		pump(none, 200, NULL);	/* the stand-in answers the daemon meanwhile */
+		actions_free(none);
+		if (access(status, R_OK))
+			continue;
+		free(st);
+		st = read_file(status, NULL);
+		seen = strstr(st, "\nunit_starts=1\n") && strstr(st, "\npeer_actions=1\n");
+	}
+	ck_assert_msg(seen, "%s\n%s", st ? st : "no state file", sb_str(&F.calls));
+	ck_assert_msg(strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
+		      !strstr(sb_str(&F.calls), "apache2") &&
+		      strstr(sb_str(&F.envs), "BRUTE_PEER='192.0.2.7/32'\n") &&
+		      !strstr(sb_str(&F.envs), "192.0.2.99"), "%s\n%s", sb_str(&F.calls), sb_str(&F.envs));
+	free(st);
+	kill(pid, SIGTERM);
+	close(in[1]);
+	ck_assert_int_eq(waitpid(pid, &n, 0), pid);
+	ck_assert(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+	fake_stop();
+}
+END_TEST
+
 /* The helper next to the daemon under test (build/normal, build/asan). */
 static const char *peer_nft(void)
 {
@@ -973,6 +1073,7 @@ Suite *actions_suite(void)
 	tcase_add_test(tc, test_peer_action);
 	tcase_add_test(tc, test_peer_action_lifted_before);
 	tcase_add_test(tc, test_daemon_acts);
+	tcase_add_test(tc, test_daemon_remote_node);
 	tcase_add_test(tc, test_peer_nft);
 	suite_add_tcase(s, tc);
 	return s;

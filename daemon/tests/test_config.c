@@ -98,7 +98,7 @@ START_TEST(test_good)
 	ck_assert_uint_eq(cfg.siem_kinds, (1u << ENTRY_BAN) | (1u << ENTRY_UNBAN));
 	/* backstop_reload: Debian's php-fpm and sshd by default; a list; none; nothing else */
 	config_defaults(&cfg);
-	ck_assert_str_eq(cfg.backstop_reload, "php*-fpm.service php*-fpm@*.service ssh.service");
+	ck_assert_str_eq(cfg.backstop_reload, "php*-fpm.service php*-fpm@*.service ssh.service sshd.service");
 	ck_assert_int_eq(config_parse_string("test.conf", "backstop_reload = a.service,b@*.service  php8.[23]-fpm.service\n", &cfg), 0);
 	ck_assert_str_eq(cfg.backstop_reload, "a.service b@*.service php8.[23]-fpm.service");
 	ck_assert_int_eq(config_parse_string("test.conf", "backstop_reload = none\n", &cfg), 0);
@@ -174,6 +174,24 @@ START_TEST(test_file_permissions)
 	ck_assert_int_eq(chown(path, 1234, 1234), 0);
 	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
 	ck_assert_int_eq(config_load("/nonexistent/reportd.conf", &cfg), -ENOENT);
+	ck_assert_int_eq(chown(path, 0, 0), 0);
+	/*
+	 * its directory: anyone who may write it may replace the file (issue:
+	 * a root-owned 0600 file in a 0777 directory was taken)
+	 */
+	chmod(dir, 0777);
+	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
+	chmod(dir, 01777);	/* sticky (/tmp): nobody else may rename or remove root's file */
+	ck_assert_int_eq(config_load(path, &cfg), 0);
+	ck_assert_int_eq(chown(dir, 0, 1234), 0);
+	chmod(dir, 0770);	/* a group other than root's */
+	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
+	ck_assert_int_eq(chown(dir, 1234, 0), 0);
+	chmod(dir, 0700);	/* another user's directory */
+	ck_assert_int_eq(config_load(path, &cfg), -EPERM);
+	ck_assert_int_eq(chown(dir, 0, 0), 0);
+	chmod(dir, 0700);
+	ck_assert_int_eq(config_load(path, &cfg), 0);
 	/* not run by root (a replay, the package's tests as the build user): that user's own
 	 * file, or root's, is taken; another user's is not */
 	chmod(dir, 0755);

@@ -37,6 +37,9 @@ static const char *binary(void)
 	return b ? b : "./brute-reportd";
 }
 
+/* set: the child's stdin is this file (c->in is then unused) */
+static const char *spawn_stdin;
+
 static void spawn(struct child *c, char *const argv[])
 {
 	int in[2], out[2], err[2];
@@ -46,6 +49,12 @@ static void spawn(struct child *c, char *const argv[])
 	ck_assert_int_ge(c->pid, 0);
 	if (c->pid == 0) {
 		dup2(in[0], 0);
+		if (spawn_stdin) {
+			int fd = open(spawn_stdin, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0 || dup2(fd, 0) < 0)
+				_exit(127);
+		}
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(in[1]);
@@ -354,6 +363,67 @@ START_TEST(test_plugin_latency_sigterm)
 		snprintf(path, sizeof(path), "%s/status", dir);
 		ck_assert_int_eq(access(path, F_OK), -1);
 	}
+	free(out);
+	free(err);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * Input that stays readable: ppoll() returned at once without delivering
+ * the blocked SIGTERM, which waited until the input was idle or at its end
+ * (a steady stream, here a large file on stdin: poll() always says ready).
+ * Now it is taken on the next turn of the loop: the daemon stops long
+ * before the end of its input, closing what is open (shutdown).
+ */
+#define STREAM_PAIRS 100000
+
+static void write_stream(const char *path)
+{
+	const char *subj = "ppid=1 pid=2000 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=pts0 ses=3 comm=\"crashy\" exe=\"/usr/local/bin/crashy\"";
+	FILE *f = fopen(path, "w");
+
+	ck_assert(f != NULL);
+	/* one incident that stays open until the daemon stops */
+	fprintf(f, "type=UNKNOWN[1714] msg=audit(1700000000.000:1): brute_hierarchy=4294967300 opid=4 ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n");
+	for (unsigned long long i = 0; i < STREAM_PAIRS; i++)
+		fprintf(f, "type=UNKNOWN[1710] msg=audit(1700000001.000:%llu): brute_hierarchy=%llu status=allocated exec_parent=0 %s\n"
+			"type=UNKNOWN[1710] msg=audit(1700000001.000:%llu): brute_hierarchy=%llu status=deallocated faults=0 attacks=0 killed=0 boundaries=none\n",
+			10 + 2 * i, 4294967396ull + i, subj, 11 + 2 * i, 4294967396ull + i);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_sigterm_under_steady_input)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], stream[512], buf[256], *out, *err, *lines;
+	struct pollfd p;
+	struct child c;
+
+	write_config(conf, sizeof(conf), dir, "journal = no\n");
+	snprintf(stream, sizeof(stream), "%s/stream.log", dir);
+	write_stream(stream);
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	spawn_stdin = stream;
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", "--stats", NULL };
+		spawn(&c, argv);
+	}
+	spawn_stdin = NULL;
+	unsetenv("RUNTIME_DIRECTORY");
+	/* the open incident's kill entry: the daemon reads */
+	p.fd = c.out;
+	p.events = POLLIN;
+	ck_assert_int_eq(poll(&p, 1, 10000), 1);
+	ck_assert_int_gt(read(c.out, buf, sizeof(buf)), 0);
+	kill(c.pid, SIGTERM);
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	/* stopped before the end of its input */
+	lines = strstr(err, "brute-reportd: lines ");
+	ck_assert_msg(lines != NULL, "%s", err);
+	ck_assert_msg(strtoull(lines + 21, NULL, 10) < 2 * STREAM_PAIRS + 1,
+		      "SIGTERM waited for the end of the input: %.60s", lines);
+	ck_assert_msg(strstr(out, "closed (shutdown)") != NULL, "no shutdown closure");
 	free(out);
 	free(err);
 	rm_rf(dir);
@@ -901,6 +971,81 @@ START_TEST(test_plugin_state_file)
 }
 END_TEST
 
+/*
+ * A journald that stopped reading its socket: sd_journal_sendv() blocked
+ * the loop, no record was read any more, the SIEM got nothing and SIGTERM
+ * waited.  Now the journal has its own worker thread: entries keep coming
+ * out, what the journal cannot take is dropped and counted, and the daemon
+ * stops at once.  /run: a private tmpfs (root, CAP_SYS_ADMIN).
+ */
+START_TEST(test_stalled_journal)
+{
+	const char *dir = make_tmpdir();
+	char conf[512], want[64], *out, *err;
+	struct strbuf got = STRBUF_INIT;
+	struct sockaddr_un un = { .sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket" };
+	struct timespec t0, t1;
+	struct child d;
+	int jfd, small = 1;
+	unsigned n = 1100;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
+		test_skip("daemon: a stalled journal needs a private /run (root, CAP_SYS_ADMIN)");
+		rm_rf(dir);
+		return;
+	}
+	/* journald's socket, bound and never read */
+	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
+	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
+	jfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	setsockopt(jfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	ck_assert_int_eq(bind(jfd, (struct sockaddr *)&un, sizeof(un)), 0);
+	write_config(conf, sizeof(conf), dir, "journal = yes\n");
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", "--output", "json", NULL };
+		spawn(&d, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	/* more kills than the journal's queue holds: each one's entry still comes out */
+	for (unsigned h = 1; h <= n; h++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line),
+				   "type=UNKNOWN[1714] msg=audit(%lld.000:%u): brute_hierarchy=%u opid=%u ouid=0 oauid=0 oses=1 ocomm=\"x\" oexe=\"/x\"\n",
+				   (long long)time(NULL), h, h, h);
+
+		ck_assert(write(d.in, line, (size_t)len) == len);
+		if (h % 100 == 0) {
+			snprintf(want, sizeof(want), "\"hierarchy\":\"%u\"", h);
+			wait_output(&d, want, &got);
+		}
+	}
+	/* the drops are counted in the state file */
+	{
+		char v[64] = "";
+
+		for (int i = 0; i < 200 && strtoull(v, NULL, 10) == 0; i++) {
+			usleep(100000);
+			state_key(dir, "journal_failures", v, sizeof(v));
+		}
+		ck_assert_msg(strtoull(v, NULL, 10) > 0, "journal_failures=%s", v);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(d.pid, SIGTERM);
+	ck_assert_int_eq(finish(&d, &out, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_msg((t1.tv_sec - t0.tv_sec) < 10, "stopped after %lld s", (long long)(t1.tv_sec - t0.tv_sec));
+	ck_assert_msg(strstr(err, "its queue of 1024 is full: entries are dropped") != NULL, "%s", err);
+	close(jfd);
+	free(out);
+	free(err);
+	sb_free(&got);
+	umount("/run");
+	rm_rf(dir);
+}
+END_TEST
+
 Suite *daemon_suite(void)
 {
 	Suite *s = suite_create("daemon");
@@ -911,12 +1056,14 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_bad_config_refused);
 	tcase_add_test(tc, test_plugin_latency_sigterm);
+	tcase_add_test(tc, test_sigterm_under_steady_input);
 	tcase_add_test(tc, test_two_instances_one_spool);
 	tcase_add_test(tc, test_reload_refused_keeps_forwarding);
 	tcase_add_test(tc, test_delivery_state);
 	tcase_add_test(tc, test_missing_segment_counted);
 	tcase_add_test(tc, test_reload_keeps_counters);
 	tcase_add_test(tc, test_plugin_state_file);
+	tcase_add_test(tc, test_stalled_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }

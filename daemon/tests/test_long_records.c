@@ -12,6 +12,9 @@
 #include "tests.h"
 #include "parser.h"
 #include "correlate.h"
+#include "input.h"
+
+#include <linux/netlink.h>
 
 /* Upper-case hex of s, as audit_log_untrustedstring() writes a path with a space. */
 static void hex(struct strbuf *sb, const char *s)
@@ -154,6 +157,49 @@ START_TEST(test_refusals_logged)
 }
 END_TEST
 
+/*
+ * auditd cuts a record's text at MAX_AUDIT_MESSAGE_LENGTH: a line of that
+ * length was taken silently, its exe= a shorter path than the kernel's.
+ * Now it is taken with a warning naming it, and counted.  The netlink
+ * buffer holds every record the parser takes (a 16 KiB one lost those of
+ * 16 to 32 KiB).
+ */
+START_TEST(test_auditd_cut_line)
+{
+	static const char head[] = "type=UNKNOWN[1713] msg=audit(1700000000.200:79): brute_hierarchy=5 origin=5 attack=backstop speed=fast faults=3 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=peer backstop_faults=3 cgroup=%s ppid=1 pid=100 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=3 comm=\"%s\" exe=2F";
+	struct strbuf cg = STRBUF_INIT;
+	struct strbuf in = STRBUF_INIT;
+	struct parser *p = parser_new(nop, NULL);
+	char *log;
+
+	ck_assert_uint_ge(INPUT_NETLINK_BUF, NLMSG_HDRLEN + PARSER_LINE_MAX);
+	/* a long cgroup= (hex), then exe= cut between two bytes of its hex: a valid, shorter path */
+	sb_put(&cg, "2F", 2);
+	for (int i = 0; i < 3000; i++)
+		sb_put(&cg, "63", 2);
+	sb_printf(&in, head, cg.buf, "victim");
+	if ((AUDITD_LINE_MAX - in.len) % 2) {
+		sb_reset(&in);
+		sb_printf(&in, head, cg.buf, "victimx");
+	}
+	while (in.len < AUDITD_LINE_MAX)
+		sb_put(&in, "61", 2);
+	ck_assert_uint_eq(in.len, AUDITD_LINE_MAX);
+	sb_putc(&in, '\n');
+	stderr_capture_begin();
+	ck_assert_int_eq(parser_feed(p, in.buf, in.len), 0);
+	log = stderr_capture_end();
+	ck_assert_uint_eq(parser_get_stats(p)->records, 1);
+	ck_assert_uint_eq(parser_get_stats(p)->cut, 1);
+	ck_assert_msg(strstr(log, "(audit ID 1700000000.200:79) is 8969 bytes long, auditd's limit: auditd may have cut it") != NULL,
+		      "%s", log);
+	free(log);
+	parser_free(p);
+	sb_free(&in);
+	sb_free(&cg);
+}
+END_TEST
+
 Suite *long_records_suite(void)
 {
 	Suite *s = suite_create("long_records");
@@ -161,6 +207,7 @@ Suite *long_records_suite(void)
 
 	tcase_add_test(tc, test_path_max_deleted_exe);
 	tcase_add_test(tc, test_refusals_logged);
+	tcase_add_test(tc, test_auditd_cut_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -122,14 +122,14 @@ START_TEST(test_live_self)
 	if (unit_from_cgroup_path(want, unit, sizeof(unit)) == 0) {
 		char got[UNIT_NAME_MAX];
 
-		ck_assert_int_eq(unit_of_pid(getpid(), got, sizeof(got)), 0);
+		ck_assert_int_eq(unit_of_pid(getpid(), true, got, sizeof(got)), 0);
 		ck_assert_str_eq(got, unit);
 		if (sd_pid_get_unit(0, &sd) >= 0) {
 			ck_assert_str_eq(got, sd);
 			free(sd);
 		}
 	} else {
-		ck_assert_int_lt(unit_of_pid(getpid(), unit, sizeof(unit)), 0);
+		ck_assert_int_lt(unit_of_pid(getpid(), true, unit, sizeof(unit)), 0);
 	}
 }
 END_TEST
@@ -140,8 +140,9 @@ static unsigned lookups, fail_first;
 static int known_pid = 1234;
 
 /* Stands for the processes of a replayed log, long gone: only the server (1234) "runs". */
-static int lookup(int pid, char *buf, size_t len)
+static int lookup(int pid, bool walk, char *buf, size_t len)
 {
+	(void)walk;
 	lookups++;
 	if (pid != known_pid || lookups <= fail_first)
 		return -ESRCH;
@@ -253,6 +254,90 @@ START_TEST(test_correlate_unit)
 }
 END_TEST
 
+/*
+ * A cgroup found by a pid lookup (a pid may be reused, a task may have
+ * moved) became the entries' CGROUP, which the backstop's restart acts on;
+ * every crash record of a new hierarchy could search the whole cgroup tree
+ * (4096 directories), several times a record.  Now only the kernel's
+ * cgroup= is CGROUP (the lookup gives UNIT), crash records read /proc only,
+ * a record searches the tree at most CORRELATE_WALKS_PER_RECORD times, and
+ * a pid whose search failed is not searched again for a while.
+ */
+static unsigned walks, walks_record, walks_crash, walks_3000;
+static int record_type;
+
+static int cgroup_lookup(int pid, bool walk, char *buf, size_t len)
+{
+	if (walk) {
+		walks++;
+		walks_record++;
+		walks_crash += record_type == 1712;
+		walks_3000 += pid == 3000;
+	}
+	if (pid != 1234)
+		return -ESRCH;
+	snprintf(buf, len, "/system.slice/victim.service");
+	return 0;
+}
+
+static int unit_lookup(int pid, bool walk, char *buf, size_t len)
+{
+	char cg[256];
+	int r = cgroup_lookup(pid, walk, cg, sizeof(cg));
+
+	return r < 0 ? r : unit_from_cgroup_path(cg, buf, len);
+}
+
+static void record_budget(const struct brute_record *r, void *userdata)
+{
+	struct correlate *c = userdata;
+
+	walks_record = 0;
+	record_type = r->type;
+	ck_assert_int_eq(correlate_record(c, r, r->sec * 1000 + r->milli), 0);
+	ck_assert_uint_le(walks_record, CORRELATE_WALKS_PER_RECORD);
+}
+
+START_TEST(test_correlate_lookup_budget)
+{
+	struct strbuf in = STRBUF_INIT;
+	struct correlate_config cfg;
+	struct collected out = { 0 };
+	struct correlate *c;
+	struct parser *p;
+	const char *subj = "auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=3 comm=\"crashy\" exe=\"/usr/bin/crashy\"";
+
+	/* a served hierarchy: its server (1234) runs in victim.service */
+	sb_printf(&in, "type=UNKNOWN[1712] msg=audit(1700000000.100:1): brute_hierarchy=4294967396 origin=4294967396 sig=11 code=1 faults=1 period_ms=0 ema_ms=0 ppid=1234 pid=1300 %s\n", subj);
+	sb_printf(&in, "type=UNKNOWN[1713] msg=audit(1700000000.200:2): brute_hierarchy=4294967396 origin=4294967396 attack=fork speed=fast faults=5 ema_ms=100 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill ppid=1234 pid=1301 %s\n", subj);
+	/* five hierarchies of one gone task (3000, its parent 999 gone too) */
+	for (unsigned i = 0; i < 5; i++) {
+		sb_printf(&in, "type=UNKNOWN[1712] msg=audit(1700000001.%03u:%u): brute_hierarchy=%u origin=%u sig=11 code=1 faults=1 period_ms=0 ema_ms=0 ppid=999 pid=3000 %s\n",
+			  i, 10 + 2 * i, 5000 + i, 5000 + i, subj);
+		sb_printf(&in, "type=UNKNOWN[1713] msg=audit(1700000001.%03u:%u): brute_hierarchy=%u origin=%u attack=fork speed=fast faults=5 ema_ms=100 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill ppid=999 pid=3000 %s\n",
+			  i, 11 + 2 * i, 5000 + i, 5000 + i, subj);
+	}
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	c = correlate_new(&cfg, collect_cb, &out);
+	correlate_set_unit_lookup(c, unit_lookup);
+	correlate_set_cgroup_lookup(c, cgroup_lookup);
+	p = parser_new(record_budget, c);
+	ck_assert_int_eq(parser_feed(p, in.buf, in.len), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	correlate_close_all(c, "end-of-input");
+	ck_assert_uint_eq(walks_crash, 0);
+	ck_assert_uint_eq(walks_3000, 1);
+	for (size_t i = 0; i < out.n; i++)
+		ck_assert_ptr_null(entry_get(&out.e[i], "CGROUP"));	/* never a looked-up one */
+	ck_assert_str_eq(entry_get(&out.e[find_entry(&out, ENTRY_ATTACK, 0)], "UNIT"), "victim.service");
+	parser_free(p);
+	correlate_free(c);
+	collected_free(&out);
+	sb_free(&in);
+}
+END_TEST
+
 Suite *unit_suite(void)
 {
 	Suite *s = suite_create("unit");
@@ -262,6 +347,7 @@ Suite *unit_suite(void)
 	tcase_add_test(tc, test_scan_tree);
 	tcase_add_test(tc, test_live_self);
 	tcase_add_test(tc, test_correlate_unit);
+	tcase_add_test(tc, test_correlate_lookup_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

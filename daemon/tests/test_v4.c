@@ -368,6 +368,69 @@ START_TEST(test_v4_siem)
 }
 END_TEST
 
+/*
+ * An auditd aggregator's records (node=NAME, distribute_network): the node
+ * is kept, hierarchies are told apart by (node, id), and the entries name
+ * it; a peer of prefix /0 (every address, which no kernel bans) is refused.
+ */
+#define PEER_BAN "type=UNKNOWN[1718] msg=audit(1796600581.211:33): brute_hierarchy=4297000001 netns=4026532091 transport=tcp laddr=0.0.0.0 lport=22 faults=5 ban_s=900 "
+
+static void keep_record(const struct brute_record *r, void *userdata)
+{
+	ck_assert_int_eq(correlate_record(userdata, r, r->sec * 1000 + r->milli), 0);
+}
+
+START_TEST(test_v4_node)
+{
+	static const char stream[] =
+		"node=evil.example " ATTACK "mitigation=restart source=unknown backstop_faults=32 cgroup=\"/system.slice/ssh.service\" " SUBJ "\n"
+		ATTACK "mitigation=restart source=unknown backstop_faults=32 cgroup=\"/system.slice/php8.2-fpm.service\" " SUBJ "\n";
+	struct brute_record *r = malloc(sizeof(*r));
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct correlate *corr;
+	struct parser *p;
+	int a0, a1, cl0, cl1;
+
+	ck_assert(r != NULL);
+	ck_assert_int_eq(parse_line("node=evil.example " PEER_BAN "peer=192.0.2.7/32 " SUBJ, r), 1);
+	ck_assert_str_eq(r->node, "evil.example");
+	ck_assert_int_eq(parse_line(PEER_BAN "peer=192.0.2.7/32 " SUBJ, r), 1);
+	ck_assert_str_eq(r->node, "");
+	ck_assert_int_eq(parse_line(PEER_BAN "peer=0.0.0.0/0 " SUBJ, r), 0);
+	ck_assert_int_eq(parse_line(PEER_BAN "peer=::/0 " SUBJ, r), 0);
+	ck_assert_int_eq(parse_line(PEER_BAN "peer=128.0.0.0/1 " SUBJ, r), 1);
+	free(r);
+
+	/* the same hierarchy id on two hosts: two incidents, each entry with its node */
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	p = parser_new(keep_record, corr);
+	ck_assert_int_eq(parser_feed(p, stream, sizeof(stream) - 1), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	correlate_close_all(corr, "end-of-input");
+	parser_free(p);
+	correlate_free(corr);
+	a0 = find_entry(&c, ENTRY_ATTACK, 0);
+	a1 = find_entry(&c, ENTRY_ATTACK, 1);
+	cl0 = find_entry(&c, ENTRY_CLOSED, 0);
+	cl1 = find_entry(&c, ENTRY_CLOSED, 1);
+	ck_assert_int_ge(a1, 0);
+	ck_assert_int_ge(cl1, 0);
+	ck_assert_str_eq(field(&c, a0, "NODE"), "evil.example");
+	ck_assert_msg(strncmp(c.e[a0].message, "[node evil.example] Backstop: ", 30) == 0, "%s", c.e[a0].message);
+	/* another host's cgroup names no unit of this one */
+	ck_assert_ptr_null(entry_get(&c.e[a0], "UNIT"));
+	ck_assert_ptr_null(entry_get(&c.e[a1], "NODE"));
+	ck_assert_str_eq(field(&c, a1, "UNIT"), "php8.2-fpm.service");
+	ck_assert_uint_eq(!!entry_get(&c.e[cl0], "NODE") + !!entry_get(&c.e[cl1], "NODE"), 1);
+	ck_assert_str_eq(field(&c, cl0, "ATTACKS"), "1");
+	ck_assert_str_eq(field(&c, cl1, "ATTACKS"), "1");
+	collected_free(&c);
+}
+END_TEST
+
 Suite *v4_suite(void)
 {
 	Suite *s = suite_create("v4");
@@ -379,6 +442,7 @@ Suite *v4_suite(void)
 	tcase_add_test(tc, test_v4_fixture);
 	tcase_add_test(tc, test_v4_v3_unchanged);
 	tcase_add_test(tc, test_v4_siem);
+	tcase_add_test(tc, test_v4_node);
 	suite_add_tcase(s, tc);
 	return s;
 }
