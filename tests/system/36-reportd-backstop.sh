@@ -114,8 +114,9 @@ fi
 t "hold done"
 
 # --- 4. the same hold, a unit whose reload keeps its image and that has no Restart= -------------
-# (Debian's nginx.service): brute-reportd kills what the kernel holds (KillUnit, SIGKILL: a stop
-# could wait for a master that cannot fork) and starts the unit again: a new main process.
+# (Debian's nginx.service): brute-reportd kills what the kernel holds, the unit's main process
+# (KillUnit main, SIGKILL: a stop could wait for a master that cannot fork; never the unit's other
+# processes) and starts the unit again: a new main process.
 S=brute-bs3.service
 if [ ! -e $B/backstop_hold_s ]; then
 	ok "# SKIP backstop_hold_s: the kernel has none"
@@ -125,7 +126,7 @@ elif pid=$(up $S); then
 	out=$($st/client -t 3000 -c 4 -r crash unix /run/brute-bs3.sock)
 	a=$(attack_of "$l" "$pid")
 	if [ -n "$a" ] && echo "$a" | grep -q ' speed=fast .* mitigation=restart ' &&
-		wait_for 20 back $S "$pid" && said "killing $S, which Brute's backstop holds for a restart" &&
+		wait_for 20 back $S "$pid" && said "killing the main process (pid $pid) of $S, which Brute's backstop holds for a restart" &&
 		said "$S started again after Brute's backstop"; then
 		ok "held $S, not in backstop_reload and without Restart=: killed by brute-reportd and started again (main pid $pid -> $(mainpid $S), $out)"
 	else
