@@ -346,24 +346,19 @@ int manager_request(struct manager *m, enum manager_op op, const char *unit,
 	q->userdata = userdata;
 	switch (op) {
 	case MANAGER_STATE:
-		r = sd_bus_path_encode(UNIT_PREFIX, unit, &path);
-		if (r >= 0)
-			r = sd_bus_call_method_async(m->bus, &q->slot, DEST, path,
-						     "org.freedesktop.DBus.Properties", "Get", on_reply, q,
-						     "ss", "org.freedesktop.systemd1.Unit", "ActiveState");
-		free(path);
-		break;
-	case MANAGER_RESET_FAILED:
-		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "ResetFailedUnit",
-					     on_reply, q, "s", unit);
-		break;
 	case MANAGER_MAIN_PID:
 		r = sd_bus_path_encode(UNIT_PREFIX, unit, &path);
 		if (r >= 0)
 			r = sd_bus_call_method_async(m->bus, &q->slot, DEST, path,
 						     "org.freedesktop.DBus.Properties", "Get", on_reply, q,
-						     "ss", "org.freedesktop.systemd1.Service", "MainPID");
+						     "ss", op == MANAGER_STATE ? "org.freedesktop.systemd1.Unit" :
+						     "org.freedesktop.systemd1.Service",
+						     op == MANAGER_STATE ? "ActiveState" : "MainPID");
 		free(path);
+		break;
+	case MANAGER_RESET_FAILED:
+		r = sd_bus_call_method_async(m->bus, &q->slot, DEST, PATH, IFACE, "ResetFailedUnit",
+					     on_reply, q, "s", unit);
 		break;
 	case MANAGER_KILL:
 		/* the held master only: "all" would kill every process of the cgroup (cron's jobs) */

@@ -780,25 +780,20 @@ START_TEST(test_peer_action_lifted_before)
 END_TEST
 
 /*
- * The daemon itself (BRUTE_REPORTD), as auditd's plugin: a v4 backstop kill
- * record gets its unit started after the grace, a peer ban record its
- * action, with the state file counting both (brutectl status shows them).
+ * The daemon itself (BRUTE_REPORTD) as auditd's plugin, on a configuration of
+ * @text, talking to the stand-in manager; *@w: the write end of its stdin.
  */
-START_TEST(test_daemon_acts)
+static pid_t daemon_start(const char *text, int *w)
 {
-	char conf[600], line[2048], status[600], *st = NULL;
-	int in[2], n;
-	bool seen = false;
+	char conf[600];
+	int in[2];
 	pid_t pid;
 	FILE *f;
 
-	fake_start();
-	F.units[0].unit = "nginx.service";
-	F.units[0].state = "failed";
 	snprintf(conf, sizeof(conf), "%s/reportd.conf", F.dir);
 	f = fopen(conf, "w");
 	ck_assert(f != NULL);
-	fputs("journal = no\npeer_action = brute-peer-test@.service\n", f);
+	fputs(text, f);
 	fclose(f);
 	chmod(conf, 0600);
 	ck_assert_int_eq(pipe(in), 0);
@@ -816,11 +811,16 @@ START_TEST(test_daemon_acts)
 		_exit(127);
 	}
 	close(in[0]);
-	n = snprintf(line, sizeof(line),
-		     "type=UNKNOWN[1713] msg=audit(%lld.000:8): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/nginx.service\" ppid=1 pid=970 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n"
-		     "type=UNKNOWN[1718] msg=audit(%lld.000:9): brute_hierarchy=4297000004 peer=192.0.2.7/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=80 faults=5 ban_s=900 ppid=1 pid=971 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n",
-		     (long long)time(NULL), (long long)time(NULL));
-	ck_assert(write(in[1], line, (size_t)n) == n);
+	*w = in[1];
+	return pid;
+}
+
+/* The daemon's state file once it counts a unit started and a peer action (freed by the caller). */
+static char *daemon_acted(void)
+{
+	char status[600], *st = NULL;
+	bool seen = false;
+
 	snprintf(status, sizeof(status), "%s/status", F.dir);
 	for (int i = 0; i < 60 && !seen; i++) {
 		struct actions *none = actions_new(F.dir, "unix:path=/nonexistent");
@@ -834,15 +834,47 @@ START_TEST(test_daemon_acts)
 		seen = strstr(st, "\nunit_starts=1\n") && strstr(st, "\npeer_actions=1\n");
 	}
 	ck_assert_msg(seen, "%s\n%s", st ? st : "no state file", sb_str(&F.calls));
+	return st;
+}
+
+/* SIGTERM: the daemon exits 0. */
+static void daemon_stop(pid_t pid, int w)
+{
+	int n;
+
+	kill(pid, SIGTERM);
+	close(w);
+	ck_assert_int_eq(waitpid(pid, &n, 0), pid);
+	ck_assert(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+}
+
+/*
+ * The daemon itself (BRUTE_REPORTD), as auditd's plugin: a v4 backstop kill
+ * record gets its unit started after the grace, a peer ban record its
+ * action, with the state file counting both (brutectl status shows them).
+ */
+START_TEST(test_daemon_acts)
+{
+	char line[2048], *st;
+	int w, n;
+	pid_t pid;
+
+	fake_start();
+	F.units[0].unit = "nginx.service";
+	F.units[0].state = "failed";
+	pid = daemon_start("journal = no\npeer_action = brute-peer-test@.service\n", &w);
+	n = snprintf(line, sizeof(line),
+		     "type=UNKNOWN[1713] msg=audit(%lld.000:8): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/nginx.service\" ppid=1 pid=970 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n"
+		     "type=UNKNOWN[1718] msg=audit(%lld.000:9): brute_hierarchy=4297000004 peer=192.0.2.7/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=80 faults=5 ban_s=900 ppid=1 pid=971 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n",
+		     (long long)time(NULL), (long long)time(NULL));
+	ck_assert(write(w, line, (size_t)n) == n);
+	st = daemon_acted();
 	ck_assert_msg(strstr(st, "\nunit_restarts=0\nunit_starts=1\nunit_failures=0\npeer_actions=1\npeer_action_failures=0\n"), "%s", st);
 	ck_assert_msg(strstr(sb_str(&F.calls), "ResetFailedUnit nginx.service; ") &&
 		      strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
 		      strstr(sb_str(&F.envs), "BRUTE_PEER='192.0.2.7/32'\n"), "%s\n%s", sb_str(&F.calls), sb_str(&F.envs));
 	free(st);
-	kill(pid, SIGTERM);
-	close(in[1]);
-	ck_assert_int_eq(waitpid(pid, &n, 0), pid);
-	ck_assert(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+	daemon_stop(pid, w);
 	fake_stop();
 }
 END_TEST
@@ -855,67 +887,30 @@ END_TEST
  */
 START_TEST(test_daemon_remote_node)
 {
-	char conf[600], line[4096], status[600], *st = NULL;
-	int in[2], n;
-	bool seen = false;
+	char line[4096], *st;
+	int w, n;
 	pid_t pid;
-	FILE *f;
 
 	fake_start();
 	F.units[0].unit = "nginx.service";
 	F.units[0].state = "failed";
 	F.units[1].unit = "apache2.service";
 	F.units[1].state = "failed";
-	snprintf(conf, sizeof(conf), "%s/reportd.conf", F.dir);
-	f = fopen(conf, "w");
-	ck_assert(f != NULL);
-	fputs("journal = no\npeer_action = brute-peer-test@.service\nlocal_node = here.example\n", f);
-	fclose(f);
-	chmod(conf, 0600);
-	ck_assert_int_eq(pipe(in), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		const char *bin = getenv("BRUTE_REPORTD");
-
-		dup2(in[0], 0);
-		close(in[1]);
-		unsetenv("NOTIFY_SOCKET");
-		setenv("RUNTIME_DIRECTORY", F.dir, 1);
-		setenv("BRUTE_REPORTD_MANAGER", F.address, 1);
-		execl(bin ? bin : "./brute-reportd", "brute-reportd", "--config", conf, "--stdin", "--quiet", NULL);
-		_exit(127);
-	}
-	close(in[0]);
+	pid = daemon_start("journal = no\npeer_action = brute-peer-test@.service\nlocal_node = here.example\n", &w);
 	n = snprintf(line, sizeof(line),
 		     "node=evil.example type=UNKNOWN[1713] msg=audit(%lld.000:8): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/apache2.service\" ppid=1 pid=970 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"apache2\" exe=\"/usr/sbin/apache2\"\n"
 		     "node=evil.example type=UNKNOWN[1718] msg=audit(%lld.000:9): brute_hierarchy=4297000004 peer=192.0.2.99/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=22 faults=5 ban_s=900 ppid=1 pid=971 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"sshd\" exe=\"/usr/sbin/sshd\"\n"
 		     "node=here.example type=UNKNOWN[1713] msg=audit(%lld.000:10): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/nginx.service\" ppid=1 pid=972 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n"
 		     "node=here.example type=UNKNOWN[1718] msg=audit(%lld.000:11): brute_hierarchy=4297000004 peer=192.0.2.7/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=80 faults=5 ban_s=900 ppid=1 pid=973 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"nginx\" exe=\"/usr/sbin/nginx\"\n",
 		     (long long)time(NULL), (long long)time(NULL), (long long)time(NULL), (long long)time(NULL));
-	ck_assert(write(in[1], line, (size_t)n) == n);
-	snprintf(status, sizeof(status), "%s/status", F.dir);
-	for (int i = 0; i < 60 && !seen; i++) {
-		struct actions *none = actions_new(F.dir, "unix:path=/nonexistent");
-
-		pump(none, 200, NULL);	/* the stand-in answers the daemon meanwhile */
-		actions_free(none);
-		if (access(status, R_OK))
-			continue;
-		free(st);
-		st = read_file(status, NULL);
-		seen = strstr(st, "\nunit_starts=1\n") && strstr(st, "\npeer_actions=1\n");
-	}
-	ck_assert_msg(seen, "%s\n%s", st ? st : "no state file", sb_str(&F.calls));
+	ck_assert(write(w, line, (size_t)n) == n);
+	st = daemon_acted();
 	ck_assert_msg(strstr(sb_str(&F.calls), "StartUnit nginx.service replace; ") &&
 		      !strstr(sb_str(&F.calls), "apache2") &&
 		      strstr(sb_str(&F.envs), "BRUTE_PEER='192.0.2.7/32'\n") &&
 		      !strstr(sb_str(&F.envs), "192.0.2.99"), "%s\n%s", sb_str(&F.calls), sb_str(&F.envs));
 	free(st);
-	kill(pid, SIGTERM);
-	close(in[1]);
-	ck_assert_int_eq(waitpid(pid, &n, 0), pid);
-	ck_assert(WIFEXITED(n) && WEXITSTATUS(n) == 0);
+	daemon_stop(pid, w);
 	fake_stop();
 }
 END_TEST

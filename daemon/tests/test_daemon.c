@@ -914,6 +914,22 @@ START_TEST(test_reload_keeps_counters)
 END_TEST
 
 /*
+ * A private tmpfs on /run, in a mount namespace of this test's own process
+ * (root, CAP_SYS_ADMIN), with journald's directory; false: skipped (@why).
+ */
+static bool private_run(const char *why)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
+		test_skip(why);
+		return false;
+	}
+	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
+	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
+	return true;
+}
+
+/*
  * issue 31 #4: the auditd plugin wrote the service's state file
  * (/run/brute-reportd/status) and removed it when it stopped.  Now it has
  * its own (/run/brute-reportd-plugin/status) and never removes another
@@ -930,9 +946,7 @@ START_TEST(test_plugin_state_file)
 	int jfd;
 	FILE *f;
 
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
-		test_skip("daemon: the plugin's state file needs a private /run (root, CAP_SYS_ADMIN)");
+	if (!private_run("daemon: the plugin's state file needs a private /run (root, CAP_SYS_ADMIN)")) {
 		rm_rf(dir);
 		return;
 	}
@@ -943,8 +957,6 @@ START_TEST(test_plugin_state_file)
 	fclose(f);
 	/* journald's socket, nobody behind it (a journald that died): sending fails (with no
 	 * socket at all, sd_journal_sendv() drops entries silently) */
-	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
-	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
 	jfd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	ck_assert_int_eq(bind(jfd, (struct sockaddr *)&un, sizeof(un)), 0);
 	close(jfd);
@@ -989,15 +1001,11 @@ START_TEST(test_stalled_journal)
 	int jfd, small = 1;
 	unsigned n = 1100;
 
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("brute-test", "/run", "tmpfs", 0, "size=1m,mode=0755") < 0) {
-		test_skip("daemon: a stalled journal needs a private /run (root, CAP_SYS_ADMIN)");
+	if (!private_run("daemon: a stalled journal needs a private /run (root, CAP_SYS_ADMIN)")) {
 		rm_rf(dir);
 		return;
 	}
 	/* journald's socket, bound and never read */
-	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
-	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
 	jfd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	setsockopt(jfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	ck_assert_int_eq(bind(jfd, (struct sockaddr *)&un, sizeof(un)), 0);
