@@ -2346,31 +2346,45 @@ TEST_F(brute, v4_upstream_framing_not_charged)
 TEST_F(brute, v4_pipe_framing_not_charged)
 {
 	const char *fifo = "/tmp/brute_fifo";
+	int ready[2];
 	pid_t writer;
+	char c;
 
 	NEED_NET();
 	unlink(fifo);
 	ASSERT_EQ(0, mkfifo(fifo, 0666));
 	ASSERT_EQ(0, chmod(fifo, 0666));
+	ASSERT_EQ(0, pipe(ready));
 	writer = fork();
 	if (!writer) {
 		int i, fd;
 
+		close(ready[0]);
 		if (setresuid(4243, 4243, 4243)) {
 			perror("fifo writer: setresuid");
 			_exit(1);
 		}
-		/* Every line at once, kept open: each reader takes one. */
-		fd = open(fifo, O_WRONLY);
+		/*
+		 * Every line at once, kept open: each reader takes one.  Open
+		 * for reading too: a reader that crashes before the last line
+		 * is written leaves no pipe without readers (EPIPE, SIGPIPE).
+		 */
+		fd = open(fifo, O_RDWR);
 		for (i = 0; i < 8; i++) {
 			if (fd < 0 || write(fd, "crash\n", 6) != 6) {
 				perror("fifo writer");
 				_exit(1);
 			}
 		}
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
+	close(ready[1]);
+	/* The lines are in the pipe before the first reader opens it. */
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
 	framing(_metadata, "fifo:/tmp/brute_fifo", "7795");
 	kill(writer, SIGKILL);
 	waitpid(writer, NULL, 0);

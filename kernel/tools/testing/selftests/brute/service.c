@@ -280,9 +280,12 @@ static void read_frame(char *buf, size_t len)
 	} else if (!strcmp(frame_kind, "uring")) {
 		n = uring_io(frame_udp, buf, len, IORING_OP_RECV, IOSQE_ASYNC);
 	} else if (!strcmp(frame_kind, "fifo")) {
-		/* One line, a byte at a time: the next child reads the next. */
-		fd = open(frame_arg, O_RDONLY);
-		if (fd < 0)
+		/*
+		 * One line, a byte at a time: the next child reads the next.
+		 * No writer is the end (not a wait for one): nothing read.
+		 */
+		fd = open(frame_arg, O_RDONLY | O_NONBLOCK);
+		if (fd < 0 || fcntl(fd, F_SETFL, 0) < 0)
 			die(frame_arg);
 		for (n = 0; n < (ssize_t)len - 1; n++)
 			if (read(fd, buf + n, 1) != 1 || buf[n] == '\n')
