@@ -18,7 +18,7 @@ CRASH=1712 ATTACK=1713 CONF=1715 PBAN=1718
 name_of() {
 	case $1 in
 	1711) echo BRUTE_BOUNDARY ;; 1712) echo BRUTE_CRASH ;; 1713) echo BRUTE_ATTACK ;;
-	1715) echo BRUTE_CONFIG ;; 1718) echo BRUTE_PEER_BAN ;;
+	1714) echo BRUTE_KILL ;; 1715) echo BRUTE_CONFIG ;; 1718) echo BRUTE_PEER_BAN ;;
 	esac
 }
 recs() { ausearch --raw -m "$1" 2>/dev/null | grep -E "^type=(UNKNOWN\[$1\]|$(name_of "$1")) "; }
@@ -79,6 +79,11 @@ has "fast backstop held: mitigation=restart, speed=fast" \
 	$ATTACK ' attack=backstop .*speed=fast .*mitigation=restart ' 3
 has "fast backstop held: killed once the hold was over" \
 	$ATTACK ' attack=backstop .*speed=fast faults=0 .*mitigation=kill .* comm="service" ' 1
+# ...the held master's kill recorded as every other kill is: its BRUTE_KILL record.
+held=$(recs $ATTACK | grep -E ' attack=backstop .*speed=fast faults=0 .*mitigation=kill .* comm="service" ' |
+	sed -n 's/.* pid=\([0-9]*\) .*/\1/p' | head -n 1)
+has "fast backstop held: the held master's kill has its BRUTE_KILL record" 1714 \
+	" opid=${held:-none} .* ocomm=\"service\" "
 # A hold is a mitigation: in mode 1 the fast backstop only reports.
 has "fast backstop in mode 1: reported, nothing held" \
 	$ATTACK ' attack=backstop .*speed=fast .*brute_mode=1 mitigation=audit ' 1

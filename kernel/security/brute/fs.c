@@ -35,6 +35,17 @@
 #include "target.h"
 #include "trust.h"
 
+/*
+ * Changing the policy needs CAP_SYS_ADMIN, in the credentials that opened
+ * the file as in the writer's: a privileged program must not be made to
+ * write what an unprivileged opener chose to a descriptor it inherited.
+ */
+static bool brute_fs_may_write(const struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN) &&
+	       capable(CAP_SYS_ADMIN);
+}
+
 static int brute_fs_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m,
@@ -121,7 +132,7 @@ static ssize_t brute_fs_trusted_write(struct file *file,
 	char *buf;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!brute_fs_may_write(file))
 		return -EPERM;
 	if (len > BRUTE_TRUST_WRITE_MAX)
 		return -EFBIG;
@@ -185,41 +196,14 @@ static char *brute_fs_word(char **s)
 /* "ADDR", "ADDR/PREFIX" (IPv4 or IPv6) or "uid:UID". */
 static int brute_fs_parse_peer(char *s, struct brute_peer *peer)
 {
-	char *slash = strchr(s, '/');
-	u32 prefix, max, skip = 0;
-	const char *end;
-
 	memset(peer, 0, sizeof(*peer));
 	if (str_has_prefix(s, "uid:")) {
 		peer->family = AF_UNIX;
 		return brute_fs_parse_uid(s + 4, &peer->addr.uid);
 	}
-	if (slash)
-		*slash = '\0';
-	if (in4_pton(s, -1, (u8 *)&peer->addr.v4, -1, &end) && !*end) {
-		peer->family = AF_INET;
-		max = 32;
-	} else if (in6_pton(s, -1, peer->addr.v6.s6_addr, -1, &end) && !*end) {
-		peer->family = AF_INET6;
-		max = 128;
-		if (ipv6_addr_v4mapped(&peer->addr.v6)) {
-			/* Peers are kept as IPv4: ::ffff:a.b.c.d/104 is /8. */
-			peer->addr.v4 = peer->addr.v6.s6_addr32[3];
-			memset(&peer->addr.v6.s6_addr32[1], 0,
-			       3 * sizeof(__be32));
-			peer->family = AF_INET;
-			max = 32;
-			skip = 96;
-		}
-	} else {
-		return -EINVAL;
-	}
-	prefix = 128;
-	if (slash && (brute_parse_u32(slash + 1, &prefix) ||
-		      prefix < skip || prefix > skip + max))
-		return -EINVAL;
-	peer->prefix = slash ? prefix - skip : max;
-	return 0;
+	/* Peers are kept as IPv4: ::ffff:a.b.c.d/104 is /8. */
+	return brute_trust_parse_prefix(s, &peer->family, &peer->prefix,
+					&peer->addr.v6, true);
 }
 
 /**
@@ -318,7 +302,7 @@ static ssize_t brute_fs_lift_write(struct file *file, const char __user *ubuf,
 	char buf[80];
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!brute_fs_may_write(file))
 		return -EPERM;
 	if (*ppos || !len || len >= sizeof(buf))
 		return -EINVAL;

@@ -76,6 +76,7 @@ static void brute_hold_expire(struct brute_hierarchy *hierarchy, u64 until)
 	};
 	const enum brute_mode mode = brute_mode();
 	struct brute_params params;
+	u32 killed;
 
 	if (mode != BRUTE_MODE_KILL) {
 		brute_hold_drop(hierarchy, until);
@@ -93,8 +94,10 @@ static void brute_hold_expire(struct brute_hierarchy *hierarchy, u64 until)
 	pr_warn_ratelimited("brute force backstop on hierarchy %llu: held %us for a restart that did not come, killed\n",
 			    hierarchy->id, params.backstop_hold_s);
 	brute_audit_attack(&info, BRUTE_VERDICT_FAST, &params, mode, "kill");
-	brute_kill_hierarchy(hierarchy, NULL);
-	send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
+	killed = brute_kill_held(hierarchy);
+	spin_lock(&hierarchy->lock);
+	hierarchy->killed += killed;
+	spin_unlock(&hierarchy->lock);
 }
 
 static void brute_hold_free(struct brute_hold *hold)

@@ -64,6 +64,7 @@ static bool brute_group_exiting(struct task_struct *p)
  *       NULL.
  * @forked: With @hierarchy, only those whose parent is in it too: not its
  *          first processes.
+ * @self: With @hierarchy, the calling process too, if it is in it.
  * @principal: Without @hierarchy, the privileged images (instances) of
  *             this user's...
  * @dev: ...of the target on this device (0 with @ino 0: any target)...
@@ -73,6 +74,7 @@ struct brute_kill_filter {
 	struct brute_hierarchy *hierarchy;
 	const kuid_t *uid;
 	bool forked;
+	bool self;
 	kuid_t principal;
 	dev_t dev;
 	u64 ino;
@@ -116,8 +118,9 @@ static bool brute_kill_selects(struct task_struct *p,
 /*
  * Send SIGKILL to every thread group whose leader (a leader that exited
  * before its threads still holds the group's hierarchy) the filter selects,
- * except the calling one (it is already dying), groups already exiting,
- * the global init and kernel threads; report them under @hierarchy.
+ * except the calling one (it is already dying) unless @filter->self,
+ * groups already exiting, the global init and kernel threads; report them
+ * under @hierarchy.
  */
 static u32 brute_kill(struct brute_hierarchy *hierarchy,
 		      const struct brute_kill_filter *filter)
@@ -133,7 +136,8 @@ static u32 brute_kill(struct brute_hierarchy *hierarchy,
 	for_each_process(p) {
 		struct file *exe;
 
-		if ((p->flags & PF_KTHREAD) || same_thread_group(p, current) ||
+		if ((p->flags & PF_KTHREAD) ||
+		    (!filter->self && same_thread_group(p, current)) ||
 		    is_global_init(p) || brute_group_exiting(p) ||
 		    !brute_kill_selects(p, filter))
 			continue;
@@ -211,6 +215,28 @@ u32 brute_kill_forked(struct brute_hierarchy *hierarchy)
 	const struct brute_kill_filter filter = {
 		.hierarchy = hierarchy,
 		.forked = true,
+	};
+
+	return brute_kill(hierarchy, &filter);
+}
+
+/**
+ * brute_kill_held() - Kill a held hierarchy, the calling process with it
+ * @hierarchy: The hierarchy, kept alive by the caller, the calling
+ *             process's own.
+ *
+ * Like brute_kill_hierarchy(), but the calling process (the master that a
+ * hold kept alive for a restart that did not come) is killed, reported and
+ * counted as the others are.
+ *
+ * Context: Task context; may sleep.
+ * Return: The number of processes killed.
+ */
+u32 brute_kill_held(struct brute_hierarchy *hierarchy)
+{
+	const struct brute_kill_filter filter = {
+		.hierarchy = hierarchy,
+		.self = true,
 	};
 
 	return brute_kill(hierarchy, &filter);

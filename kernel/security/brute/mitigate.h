@@ -17,6 +17,7 @@ bool brute_task_first_of(struct task_struct *p,
 			 struct brute_hierarchy *hierarchy);
 u32 brute_kill_hierarchy(struct brute_hierarchy *hierarchy, const kuid_t *uid);
 u32 brute_kill_forked(struct brute_hierarchy *hierarchy);
+u32 brute_kill_held(struct brute_hierarchy *hierarchy);
 u32 brute_kill_instances(struct brute_hierarchy *hierarchy, kuid_t principal,
 			 dev_t dev, u64 ino);
 

@@ -440,7 +440,8 @@ static void hook_inet_conn_established(struct sock *const sk,
 /*
  * Does a ban refuse the peer of @input at its endpoint?  Never a peer the
  * operator trusts there (root, a proxy): a ban made before it was trusted,
- * or of a prefix that holds it, refuses the others only.
+ * or of a prefix that holds it, refuses the others only, and counts only
+ * their refusals.
  */
 static bool brute_refused(const struct brute_endpoint *const endpoint,
 			  const struct brute_peer *const peer)
@@ -448,13 +449,18 @@ static bool brute_refused(const struct brute_endpoint *const endpoint,
 	struct brute_params params;
 	struct brute_input input;
 
-	if (!brute_peers_refused(&brute_peers, endpoint, peer, ktime_get_ns()))
+	if (!brute_peers_would_refuse(&brute_peers, endpoint, peer,
+				      ktime_get_ns()))
 		return false;
 	brute_params_get(&params);
 	memset(&input, 0, sizeof(input));
 	input.endpoint = *endpoint;
 	input.peer = *peer;
-	return !brute_trust_peer(&input, params.trusted_uid_max, false);
+	if (brute_trust_peer(&input, params.trusted_uid_max, false))
+		return false;
+	/* Counted in the ban, if it still holds. */
+	return brute_peers_refused(&brute_peers, endpoint, peer,
+				   ktime_get_ns());
 }
 
 /*

@@ -654,7 +654,7 @@ out:
 static bool brute_peers_banned(struct brute_peers *peers,
 			       const struct brute_endpoint *endpoint,
 			       const struct brute_peer *peer, u16 prefix,
-			       u64 now)
+			       u64 now, bool count)
 {
 	struct brute_peer_key key;
 	struct brute_entry *entry;
@@ -664,8 +664,47 @@ static bool brute_peers_banned(struct brute_peers *peers,
 				   &key);
 	if (!entry || !brute_entry_banned(entry, now))
 		return false;
-	atomic_inc(&entry->denied);
+	if (count)
+		atomic_inc(&entry->denied);
 	return true;
+}
+
+static bool brute_peers_refuse(struct brute_peers *peers,
+			       const struct brute_endpoint *endpoint,
+			       const struct brute_peer *peer, u64 now,
+			       bool count)
+{
+	const u32 *banned;
+	bool refused = false;
+	u16 len, max;
+
+	if (!brute_table_banned(&peers->table))
+		return false;
+	if (peers == &brute_peers && brute_mode() != BRUTE_MODE_KILL)
+		return false;
+	switch (peer->family) {
+	case AF_INET:
+		banned = peers->banned_v4;
+		max = 32;
+		break;
+	case AF_INET6:
+		banned = peers->banned_v6;
+		max = 128;
+		break;
+	default:
+		rcu_read_lock();
+		refused = brute_peers_banned(peers, endpoint, peer, 0, now,
+					     count);
+		rcu_read_unlock();
+		return refused;
+	}
+	rcu_read_lock();
+	for (len = 0; len <= max && !refused; len++)
+		if (READ_ONCE(banned[len]))
+			refused = brute_peers_banned(peers, endpoint, peer, len,
+						     now, count);
+	rcu_read_unlock();
+	return refused;
 }
 
 /**
@@ -688,36 +727,28 @@ bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now)
 {
-	const u32 *banned;
-	bool refused = false;
-	u16 len, max;
+	return brute_peers_refuse(peers, endpoint, peer, now, true);
+}
 
-	if (!brute_table_banned(&peers->table))
-		return false;
-	if (peers == &brute_peers && brute_mode() != BRUTE_MODE_KILL)
-		return false;
-	switch (peer->family) {
-	case AF_INET:
-		banned = peers->banned_v4;
-		max = 32;
-		break;
-	case AF_INET6:
-		banned = peers->banned_v6;
-		max = 128;
-		break;
-	default:
-		rcu_read_lock();
-		refused = brute_peers_banned(peers, endpoint, peer, 0, now);
-		rcu_read_unlock();
-		return refused;
-	}
-	rcu_read_lock();
-	for (len = 0; len <= max && !refused; len++)
-		if (READ_ONCE(banned[len]))
-			refused = brute_peers_banned(peers, endpoint, peer, len,
-						     now);
-	rcu_read_unlock();
-	return refused;
+/**
+ * brute_peers_would_refuse() - Tell whether a ban holds a peer, uncounted
+ * @peers: The table.
+ * @endpoint: The endpoint.
+ * @peer: The peer.
+ * @now: The current time, from ktime_get_ns().
+ *
+ * As brute_peers_refused(), without counting a refusal: for a caller that
+ * may yet let the peer through (a trusted peer is never refused).
+ *
+ * Context: Any, softirq included; takes no lock.
+ * Return: True if a ban in force on the peer, or on a prefix that holds
+ * it, would refuse it.
+ */
+bool brute_peers_would_refuse(struct brute_peers *peers,
+			      const struct brute_endpoint *endpoint,
+			      const struct brute_peer *peer, u64 now)
+{
+	return brute_peers_refuse(peers, endpoint, peer, now, false);
 }
 
 /**
@@ -963,7 +994,27 @@ static struct brute_peer_charge test_peer_charge(struct brute_peers *peers,
 	return charge;
 }
 
-/* Five crashes from one address ban it at that endpoint, nowhere else. */
+/* The refusals counted in @in's entry of prefix length @prefix; or -1. */
+static int test_peer_denied(struct brute_peers *peers,
+			    const struct brute_input *in, u16 prefix)
+{
+	struct brute_peer_key key;
+	struct brute_entry *entry;
+	int denied;
+
+	brute_peer_key_set(&key, &in->endpoint, &in->peer, prefix);
+	rcu_read_lock();
+	entry = brute_table_lookup(&peers->table, brute_peer_bucket(&key),
+				   &key);
+	denied = entry ? atomic_read(&entry->denied) : -1;
+	rcu_read_unlock();
+	return denied;
+}
+
+/*
+ * Five crashes from one address ban it at that endpoint, nowhere else;
+ * each refusal is counted in the ban, a look that refuses nothing is not.
+ */
 static void test_peers_ban(struct kunit *test)
 {
 	struct brute_peers *peers = test->priv;
@@ -985,8 +1036,15 @@ static void test_peers_ban(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 5, charge.prefix_stats.faults);
 	KUNIT_EXPECT_EQ(test, 32, charge.key.peer.prefix);
 	KUNIT_EXPECT_EQ(test, 24, charge.prefix.peer.prefix);
+	KUNIT_EXPECT_TRUE(test, brute_peers_would_refuse(peers, &in.endpoint,
+							 &in.peer, now));
+	KUNIT_EXPECT_EQ(test, 0, test_peer_denied(peers, &in, 32));
 	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &in.endpoint,
 						    &in.peer, now));
+	KUNIT_EXPECT_EQ(test, 1, test_peer_denied(peers, &in, 32));
+	KUNIT_EXPECT_FALSE(test, brute_peers_would_refuse(peers,
+							  &other.endpoint,
+							  &other.peer, now));
 	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &other.endpoint,
 						     &other.peer, now));
 	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers, &elsewhere,

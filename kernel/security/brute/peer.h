@@ -223,6 +223,9 @@ void brute_peers_charge(struct brute_peers *peers,
 bool brute_peers_refused(struct brute_peers *peers,
 			 const struct brute_endpoint *endpoint,
 			 const struct brute_peer *peer, u64 now);
+bool brute_peers_would_refuse(struct brute_peers *peers,
+			      const struct brute_endpoint *endpoint,
+			      const struct brute_peer *peer, u64 now);
 bool brute_peers_endpoint_banned(struct brute_peers *peers,
 				 const struct brute_endpoint *endpoint);
 int brute_peers_lift(struct brute_peers *peers,

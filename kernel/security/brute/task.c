@@ -606,6 +606,13 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	hierarchy = ts->hierarchy;
 	if (!hierarchy)
 		return;
+	/*
+	 * Threads that fault at the same time are one crash: the first
+	 * resolves its input (a trusted peer's entry counts it once).
+	 */
+	if (test_and_set_bit(BRUTE_TASK_CRASHED,
+			     &brute_task(current->group_leader)->flags))
+		return;
 
 	/* A change of IDs not seen by the set*id() hooks still counts. */
 	brute_check_ids(current_cred(), current_cred());
@@ -621,11 +628,6 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 				      current_cred(), current_cred());
 	boundaries = READ_ONCE(hierarchy->boundaries);
 	if (!boundaries)
-		return;
-
-	/* Threads that fault at the same time are one crash. */
-	if (test_and_set_bit(BRUTE_TASK_CRASHED,
-			     &brute_task(current->group_leader)->flags))
 		return;
 
 	now = ktime_get_ns();

@@ -17,9 +17,10 @@ struct brute_hierarchy;
 
 /**
  * enum brute_task_flag - Bits of &brute_task_security.flags
- * @BRUTE_TASK_CRASHED: A crash of the thread group was counted (on the
- *                      group leader): threads that fault at the same time
- *                      are one crash.
+ * @BRUTE_TASK_CRASHED: A crash of the thread group was seen (on the
+ *                      group leader), counted if its hierarchy crossed a
+ *                      boundary: threads that fault at the same time are
+ *                      one crash.
  */
 enum brute_task_flag {
 	BRUTE_TASK_CRASHED,

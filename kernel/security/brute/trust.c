@@ -63,9 +63,23 @@ static bool brute_trust_same(const struct brute_trust_entry *a,
 	       ipv6_addr_equal(&a->laddr, &b->laddr);
 }
 
-/* "ADDR[/LEN]": an address prefix. */
-static int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
-				    struct in6_addr *addr, bool allow_len)
+/**
+ * brute_trust_parse_prefix() - Parse an address prefix
+ * @s: "ADDR[/LEN]", NUL-terminated; the slash is overwritten.
+ * @family: AF_INET or AF_INET6.
+ * @prefix: LEN, or the address's length without one.
+ * @addr: The address: an IPv4 one in its first word, the rest zero.
+ * @allow_len: A "/LEN" is allowed.
+ *
+ * An IPv4-mapped address is the IPv4 one, as peers and entries keep it,
+ * and its LEN counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8).  LEN
+ * is decimal digits that fit.  The trusted list's SPEC and the lift file
+ * read addresses with it.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
+			     struct in6_addr *addr, bool allow_len)
 {
 	char *slash = strchr(s, '/');
 	const char *end;

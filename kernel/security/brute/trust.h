@@ -74,6 +74,8 @@ struct brute_trust_update {
 	unsigned int entries;
 };
 
+int brute_trust_parse_prefix(char *s, u16 *family, u16 *prefix,
+			     struct in6_addr *addr, bool allow_len);
 int brute_trust_write(char *buf, struct brute_trust_update *update);
 void brute_trust_show(struct seq_file *m);
 unsigned int brute_trust_count(void);

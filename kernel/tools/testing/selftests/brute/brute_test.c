@@ -1224,6 +1224,26 @@ static int peer_banned(const char *peer)
 	return found;
 }
 
+/* The refusals counted in @peer's entries of the peers file, or -1. */
+static int peer_refused(const char *peer)
+{
+	char line[512], want[80];
+	FILE *f = fopen(PEERS, "r");
+	int refused = -1;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "peer=%s ", peer);
+	while (fgets(line, sizeof(line), f)) {
+		const char *n = strstr(line, " refused=");
+
+		if (!strncmp(line, want, strlen(want)) && n)
+			refused = (refused < 0 ? 0 : refused) + atoi(n + 9);
+	}
+	fclose(f);
+	return refused;
+}
+
 /* The faults of @uid's entry for @name in the targets file, or -1. */
 static int target_faults(uid_t uid, const char *name)
 {
@@ -2039,6 +2059,81 @@ static int trusted_crashes(const char *entry)
 	return crashes;
 }
 
+/*
+ * Set CAP_SYS_ADMIN in the effective set of the caller (@on) or take it
+ * out, the permitted set left whole.
+ */
+static int sys_admin_effective(bool on)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (on)
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective |=
+			CAP_TO_MASK(CAP_SYS_ADMIN);
+	else
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &=
+			~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * A descriptor of lift or trusted opened without CAP_SYS_ADMIN writes
+ * nothing, whoever writes to it: a privileged program made to write a
+ * line to a descriptor it inherited changes no policy.  0 if the open
+ * or the write of @line was refused with EPERM.
+ */
+static int written_by_deputy(const char *path, const char *line)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (!pid) {
+		int fd;
+
+		if (sys_admin_effective(false))
+			_exit(3);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(errno == EPERM ? 0 : 4);
+		if (sys_admin_effective(true))
+			_exit(5);
+		if (write(fd, line, strlen(line)) >= 0)
+			_exit(1);
+		_exit(errno == EPERM ? 0 : 2);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(brute, v4_policy_needs_a_privileged_opener)
+{
+	struct stat st;
+	char cmd[128];
+	int i;
+
+	for (i = 0; i < 5; i++)
+		run_as(USER_UID, path_of("crasher_suid"), "segv");
+	ASSERT_EQ(EPERM, run_as(USER_UID, path_of("crasher_suid"), "true"));
+	ASSERT_EQ(0, stat(path_of("crasher_suid"), &st));
+	snprintf(cmd, sizeof(cmd), "%u %u:%u %llu", USER_UID,
+		 major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	EXPECT_EQ(0, written_by_deputy(LIFT, cmd));
+	EXPECT_EQ(EPERM, run_as(USER_UID, path_of("crasher_suid"), "true"));
+	EXPECT_EQ(0, written_by_deputy(TRUSTED, "add 10.199.0.66"));
+	EXPECT_EQ(-1, trusted_crashes("10.199.0.66/32"));
+	/* The same writer with the descriptor it opened itself: done. */
+	EXPECT_EQ(0, lift(cmd));
+	EXPECT_EQ(0, run_as(USER_UID, path_of("crasher_suid"), "true"));
+}
+
 /* Start @argv as @uid in the network namespace at @netns (NULL: ours). */
 static struct run start_in(uid_t uid, const char *netns, char *const argv[])
 {
@@ -2521,6 +2616,35 @@ TEST_F(brute, v4_trusted_lb_not_banned)
 }
 
 /*
+ * Through the trusted balancer, a request that makes eight threads of the
+ * service's worker fault at once: one crash in the balancer's entry, as in
+ * every other count.
+ */
+TEST_F(brute, v4_trusted_threads_one_crash)
+{
+	struct outcome attacker;
+	struct run srv, lb;
+
+	NEED_NET();
+	ASSERT_EQ(0, trust("add 10.199.0.17"));
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7820", "--", (char *)path_of("crasher"),
+			   "-r", "threads"));
+	ASSERT_GT(srv.pid, 0);
+	lb = service(ARGV((char *)path_of("proxy"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.17", "tcp", "10.199.0.2:9820", "tcp",
+			  "10.199.0.1:7820"));
+	ASSERT_GT(lb.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.198.0.2", "-c", "3", "-r", "crash",
+			       "tcp", "10.199.0.2:9820"));
+	EXPECT_EQ(3, attacker.crashed);
+	EXPECT_EQ(3, trusted_crashes("10.199.0.17/32"));
+	EXPECT_EQ(0, service_end(&lb));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
  * nginx in front of PHP-FPM: a proxy of a system account (uid 33) relays
  * each client over a connection of its own to a root master whose workers
  * run as the pool's user.  The attacker's address is seen through the
@@ -2952,6 +3076,7 @@ TEST_F(brute, v4_trusted_after_ban)
 	const char *spec = "10.199.0.1:7819";
 	struct outcome out;
 	struct run srv;
+	int refused;
 
 	NEED_NET();
 	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
@@ -2966,10 +3091,14 @@ TEST_F(brute, v4_trusted_after_ban)
 			  "10.199.0.2", "-c", "1", "-t", "300", "tcp",
 			  (char *)spec));
 	EXPECT_EQ(1, out.refused);
+	refused = peer_refused("10.199.0.2/32");
+	EXPECT_GE(refused, 1);
 	ASSERT_EQ(0, trust("add 10.199.0.2"));
 	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
 			  "10.199.0.2", "-c", "2", "tcp", (char *)spec));
 	EXPECT_EQ(2, out.answered);
+	/* Its connections were not refusals: the ban's count is as it was. */
+	EXPECT_EQ(refused, peer_refused("10.199.0.2/32"));
 	EXPECT_EQ(0, service_end(&srv));
 }
 
