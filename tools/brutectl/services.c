@@ -290,15 +290,20 @@ static int cmp_listener(const void *x, const void *y)
 
 static const char *const transport_names[] = { "tcp", "mptcp", "unix" };
 
-/* "tcp 0.0.0.0:80", "mptcp [::]:443", "unix /run/php/fpm.sock" (escaped), ... */
+/* "tcp 0.0.0.0:80", "mptcp [::]:443", "unix /run/php/fpm.sock" (escaped), ...; an IPv6
+ * socket on ::ffff:10.0.0.1 is "tcp 10.0.0.1:80 (an IPv6 socket on ::ffff:10.0.0.1)". */
 static void fmt_listener(char *buf, size_t size, const struct listener *l)
 {
 	char text[INET6_ADDRSTRLEN], path[4 * 256 + 1];
 
-	if (l->transport != L_UNIX) {
-		inet_ntop(l->family, l->laddr, text, sizeof(text));
-		snprintf(buf, size, l->family == AF_INET6 ? "%s [%s]:%" PRIu32 : "%s %s:%" PRIu32,
-			 transport_names[l->transport], text, l->lport);
+	if (l->transport != L_UNIX && l->family == AF_INET6) {
+		inet_ntop(AF_INET6, l->laddr, text, sizeof(text));
+		snprintf(buf, size, "%s [%s]:%" PRIu32, transport_names[l->transport], text, l->lport);
+	} else if (l->transport != L_UNIX) {
+		inet_ntop(AF_INET, l->laddr, text, sizeof(text));
+		snprintf(buf, size, "%s %s:%" PRIu32 "%s%s%s", transport_names[l->transport], text,
+			 l->lport, l->mapped ? " (an IPv6 socket on ::ffff:" : "",
+			 l->mapped ? text : "", l->mapped ? ")" : "");
 	} else if (l->ambiguous) {
 		snprintf(buf, size, "unix socket %" PRIu64 " (path not shown: a forged line in "
 			 "/proc/net/unix)", l->inode);
@@ -510,7 +515,8 @@ void print_services(bool json, const struct trust_entry *tv, size_t tn, int trus
 				printf(",\"path_ambiguous\":%s", l->ambiguous ? "true" : "false");
 			} else {
 				inet_ntop(l->family, l->laddr, text, sizeof(text));
-				printf(",\"laddr\":\"%s\",\"lport\":%" PRIu32, text, l->lport);
+				printf(",\"laddr\":\"%s\",\"lport\":%" PRIu32 ",\"ipv4_mapped\":%s", text,
+				       l->lport, l->mapped ? "true" : "false");
 			}
 			printf(",\"inode\":%" PRIu64 ",\"processes\":%zu", l->inode, l->holders);
 			if (l->pid >= 0) {

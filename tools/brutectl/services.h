@@ -33,6 +33,9 @@ struct listener {
 	int family;		/* TCP, MPTCP: AF_INET or AF_INET6 */
 	unsigned char laddr[16];
 	uint32_t lport;
+	bool mapped;		/* an IPv6 socket bound to ::ffff:a.b.c.d (IPv4-mapped): family
+				 * and laddr say the IPv4 address, as the kernel's trusted list
+				 * matches it (its peers file keys it as the IPv6 one) */
 	char *path;		/* Unix: as /proc/net/unix shows it ("@" abstract), NULL unnamed */
 	size_t path_len;
 	bool ambiguous;		/* Unix: its line, or the line after it, may be forged (a path
@@ -62,7 +65,8 @@ int scan_listeners(struct scan *s);
 void scan_free(struct scan *s);
 
 /* One line of /proc/net/tcp or tcp6 (family) / unix, exposed for what they check:
- * 1 a listener (filled in), 0 another socket, -1 a line not understood. */
+ * 1 a listener (filled in; ::ffff:a.b.c.d of tcp6 as the IPv4 address, l->mapped), 0 another
+ * socket, -1 a line not understood. */
 int parse_tcp_line(char *line, int family, struct listener *l, uint64_t *inode);
 int parse_unix_line(const char *line, struct listener *l, uint64_t *inode, bool *named);
 /* The unit of a cgroup v2 path ("/system.slice/nginx.service"); false if none. */

@@ -50,6 +50,14 @@ static bool hex_n(const char *s, size_t n, uint32_t *out)
 	return true;
 }
 
+/* ::ffff:a.b.c.d (IN6_IS_ADDR_V4MAPPED of bytes, whatever their alignment). */
+static bool is_v4mapped(const unsigned char *a)
+{
+	static const unsigned char prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a, prefix, sizeof(prefix));
+}
+
 /* A token of exactly n hex digits. */
 static bool hex_tok(const char *t, size_t n, uint32_t *out)
 {
@@ -59,7 +67,10 @@ static bool hex_tok(const char *t, size_t n, uint32_t *out)
 /*
  * "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout
  * inode ...": the kernel prints each 32-bit word of the address as the number it is in
- * memory (%08X of a __be32), the port as a number. Every line's inode goes to *inode.
+ * memory (%08X of a __be32), the port as a number. Every line's inode goes to *inode. An
+ * IPv6 listener bound to an IPv4-mapped address (::ffff:a.b.c.d; only IPv4 peers reach it)
+ * is the IPv4 endpoint a.b.c.d, as the kernel's trusted list matches it (laddr= kept
+ * IPv4-mapped, compared with the listener's address in that form).
  */
 int parse_tcp_line(char *line, int family, struct listener *l, uint64_t *inode)
 {
@@ -97,6 +108,12 @@ int parse_tcp_line(char *line, int family, struct listener *l, uint64_t *inode)
 		return 0;
 	l->transport = L_TCP;
 	l->family = family;
+	if (family == AF_INET6 && is_v4mapped(l->laddr)) {
+		memmove(l->laddr, l->laddr + 12, 4);
+		memset(l->laddr + 4, 0, 12);
+		l->family = AF_INET;
+		l->mapped = true;
+	}
 	l->lport = port;
 	l->inode = *inode;
 	return 1;

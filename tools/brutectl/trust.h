@@ -88,7 +88,9 @@ void trust_print_uid_max(int64_t uid_max);
 
 /* Whether an entry covers a listener: TCP/MPTCP (family, laddr, lport) or Unix (unix_ep):
  * its scope matches, and its peers can reach the listener (an IPv4 prefix an IPv4 listener,
- * or an IPv6 one bound to :: or to an IPv4-mapped address; a uid range any listener). */
+ * an IPv6 one bound to an IPv4-mapped address, which is that IPv4 address as the kernel
+ * compares it, or one bound to :: (dual-stack); an IPv6 prefix an IPv6 listener only; a uid
+ * range any listener). */
 bool trust_covers(const struct trust_entry *e, uint64_t netns, bool unix_ep, int family,
 		  const unsigned char *laddr, uint32_t lport);
 

@@ -558,25 +558,43 @@ bool trust_same(const struct trust_entry *a, const struct trust_entry *b)
 	return !a->has_lport || a->lport == b->lport;
 }
 
+/*
+ * A listener's address as the kernel compares it: an IPv4-mapped IPv6 one (::ffff:a.b.c.d) is
+ * the IPv4 address (the kernel keeps both IPv4-mapped: laddr=10.0.0.1 is the listener on
+ * ::ffff:10.0.0.1). Into out (16 bytes, 4 used for IPv4); returns its family.
+ */
+static int canon_laddr(int family, const unsigned char *addr, unsigned char *out)
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(out, 0, 16);
+	if (family == AF_INET6 && !memcmp(addr, mapped, sizeof(mapped))) {
+		memcpy(out, addr + 12, 4);
+		return AF_INET;
+	}
+	memcpy(out, addr, addr_len(family));
+	return family;
+}
+
 bool trust_covers(const struct trust_entry *e, uint64_t netns, bool unix_ep, int family,
 		  const unsigned char *laddr, uint32_t lport)
 {
+	static const unsigned char any[16];
+	unsigned char l[16], el[16];
+
 	if (e->has_netns && e->netns != netns)
 		return false;
 	if (e->family == AF_UNIX)
 		return true;	/* local users: over Unix sockets and over TCP from this host */
 	if (unix_ep)
 		return false;
-	if (e->family != family) {
-		/* IPv4 peers reach an IPv6 listener bound to :: or to an IPv4-mapped address */
-		static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
-		static const unsigned char any[16];
-
-		if (e->family == AF_INET6 || (memcmp(laddr, any, 16) && memcmp(laddr, mapped, 12)))
-			return false;
-	}
+	family = canon_laddr(family, laddr, l);
+	/* IPv4 peers reach an IPv6 listener bound to :: (dual-stack) only; IPv6 peers never
+	 * reach an IPv4 one (one bound to ::ffff:a.b.c.d included) */
+	if (e->family != family && (e->family == AF_INET6 || memcmp(l, any, sizeof(any))))
+		return false;
 	if (e->has_lport && e->lport != lport)
 		return false;
-	return !e->has_laddr || (e->laddr_family == family &&
-				 !memcmp(e->laddr, laddr, addr_len(family)));
+	return !e->has_laddr || (canon_laddr(e->laddr_family, e->laddr, el) == family &&
+				 !memcmp(el, l, addr_len(family)));
 }

@@ -6,10 +6,10 @@
 #
 # First against a fake /proc (files as the kernel writes them: every unit shape, a path
 # with a newline, a forged line, a line not understood); then against this machine's real
-# /proc, with listeners made here (TCP, IPv6, MPTCP when the kernel has it, Unix by path and
-# abstract, one in another network namespace). No systemd runs on this host: `systemctl show`
-# is a stand-in that answers in systemd 252's format and records what it was asked (the
-# system guest has the real one).
+# /proc, with listeners made here (TCP, IPv6, IPv6 on an IPv4-mapped address, MPTCP when the
+# kernel has it, Unix by path and abstract, one in another network namespace). No systemd
+# runs on this host: `systemctl show` is a stand-in that answers in systemd 252's format and
+# records what it was asked (the system guest has the real one).
 
 # fake_proc: the processes and sockets below, in $root/proc; a systemd that runs
 fake_proc() {
@@ -322,6 +322,83 @@ rm -rf "$root/proc/"[0-9]*
 runsvc status
 expect "status: nothing listens" "$rc" '^services: no listening TCP, MPTCP or Unix stream socket found$'
 
+# --- IPv4-mapped listeners and dual-stack ones, as the kernel matches them: an IPv6 socket
+# bound to ::ffff:a.b.c.d is the IPv4 endpoint a.b.c.d to the trusted list (the kernel keeps
+# laddr= IPv4-mapped and compares the listener's address in that form), which only IPv4 peers
+# reach; a socket on :: (dual-stack) is [::], which IPv4 peers reach too, and 0.0.0.0 is not
+# it. Sockets: 0.0.0.0:25 (IPv4), ::ffff:0.0.0.0:8080, ::ffff:10.0.0.1:80, [::]:443,
+# [2001:db8::1]:443.
+fresh_tree_v4
+mkdir -p "$root/proc/42/ns" "$root/proc/42/fd" "$root/proc/42/net" "$root/run/systemd/system"
+ln -s "net:[4026531840]" "$root/proc/42/ns/net"
+echo 0::/system.slice/dual.service >"$root/proc/42/cgroup"
+echo dual >"$root/proc/42/comm"
+for i in 1 2 3 4 5; do ln -s "socket:[110$i]" "$root/proc/42/fd/$((i + 2))"; done
+cat >"$root/proc/42/net/tcp" <<'EOF'
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:0019 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1105 1 0000000000000000 100 0 0 10 0
+EOF
+cat >"$root/proc/42/net/tcp6" <<'EOF'
+  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0000000000000000FFFF00000100000A:0050 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1101 1 0000000000000000 100 0 0 10 0
+   1: 00000000000000000000000000000000:01BB 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1102 1 0000000000000000 100 0 0 10 0
+   2: 0000000000000000FFFF000000000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1103 1 0000000000000000 100 0 0 10 0
+   3: B80D0120000000000000000001000000:01BB 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1104 1 0000000000000000 100 0 0 10 0
+EOF
+echo 'Num       RefCount Protocol Flags    Type St Inode Path' >"$root/proc/42/net/unix"
+cat >"$sec/brute/trusted" <<'EOF'
+trusted=10.0.0.0/8 crashes=0
+trusted=192.0.2.0/24 laddr=10.0.0.1 lport=80 crashes=0
+trusted=192.0.2.0/24 laddr=:: lport=80 crashes=0
+trusted=2001:db8::/32 crashes=0
+trusted=2001:db8::/32 lport=80 crashes=0
+trusted=198.51.100.0/24 laddr=0.0.0.0 lport=8080 crashes=0
+trusted=198.51.100.0/24 laddr=0.0.0.0 lport=443 crashes=0
+trusted=198.51.100.0/24 laddr=:: lport=443 crashes=0
+trusted=2001:db8::/32 laddr=:: lport=443 crashes=0
+EOF
+me=$(id -un)
+runsvc status
+exp=$(cat <<EOF
+services: 5 listening sockets, 1 systemd unit (their peers: brutectl peers)
+  dual.service: Restart=no (a kill leaves it down), RestartSec=100ms, start limit 5 in 10s; brute-reportd restart: unknown
+    tcp 0.0.0.0:25, netns 4026531840, pid 42 dual ($me)
+      trusted: 10.0.0.0/8, local uids 1-999 (trusted_uid_max)
+    tcp 0.0.0.0:8080 (an IPv6 socket on ::ffff:0.0.0.0), netns 4026531840, pid 42 dual ($me)
+      trusted: 10.0.0.0/8, 198.51.100.0/24 endpoint=0.0.0.0:8080, local uids 1-999 (trusted_uid_max)
+    tcp 10.0.0.1:80 (an IPv6 socket on ::ffff:10.0.0.1), netns 4026531840, pid 42 dual ($me)
+      trusted: 10.0.0.0/8, 192.0.2.0/24 endpoint=10.0.0.1:80, local uids 1-999 (trusted_uid_max)
+    tcp [::]:443, netns 4026531840, pid 42 dual ($me)
+      trusted: 10.0.0.0/8, 2001:db8::/32, 198.51.100.0/24 endpoint=[::]:443, 2001:db8::/32 endpoint=[::]:443, local uids 1-999 (trusted_uid_max)
+    tcp [2001:db8::1]:443, netns 4026531840, pid 42 dual ($me)
+      trusted: 2001:db8::/32, local uids 1-999 (trusted_uid_max)
+EOF
+)
+if [ "$svc" = "$exp" ]; then
+	ok "status: a listener on ::ffff:IPv4 is the IPv4 endpoint (IPv4 peers only, endpoint=IPv4:PORT covers it); [::] is dual-stack, 0.0.0.0 is not [::]"
+else
+	not_ok "status: IPv4-mapped and dual-stack listeners" "exit $rc" "got:" "$svc" "expected:" "$exp" "diff:" \
+		"$(printf '%s\n' "$exp" >"$tmp/exp"; printf '%s\n' "$svc" | diff "$tmp/exp" -)" "$errout"
+fi
+runsvc status --json
+if printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["services"]
+s = d["units"][0]["sockets"]
+assert [(x["transport"], x["laddr"], x["lport"], x["ipv4_mapped"], x["inode"]) for x in s] == [
+    ("tcp", "0.0.0.0", 25, False, 1105), ("tcp", "0.0.0.0", 8080, True, 1103),
+    ("tcp", "10.0.0.1", 80, True, 1101), ("tcp", "::", 443, False, 1102),
+    ("tcp", "2001:db8::1", 443, False, 1104)], s
+assert s[1]["trusted"] == ["10.0.0.0/8", "198.51.100.0/24 endpoint=0.0.0.0:8080"], s[1]
+assert s[2]["trusted"] == ["10.0.0.0/8", "192.0.2.0/24 endpoint=10.0.0.1:80"], s[2]
+assert s[3]["trusted"] == ["10.0.0.0/8", "2001:db8::/32", "198.51.100.0/24 endpoint=[::]:443",
+                           "2001:db8::/32 endpoint=[::]:443"], s[3]
+' 2>"$tmp/py"; then
+	ok "status --json: a listener on ::ffff:IPv4: laddr IPv4, ipv4_mapped, the trusted entries the kernel matches there"
+else
+	not_ok "status --json: IPv4-mapped and dual-stack listeners" "exit $rc" "$out" "$(cat "$tmp/py")"
+fi
+
 # --- the same against this machine's kernel: listeners made here, found in the real /proc
 real=$tmp/real
 rm -rf "$real"
@@ -336,17 +413,20 @@ mptcp, path, ready = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 socks = []
 def listen(family, addr, proto=0):
     s = socket.socket(family, socket.SOCK_STREAM, proto)
+    if family == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.bind(addr)
     s.listen()
     socks.append(s)
     return s.getsockname()[1] if family != socket.AF_UNIX else 0
 p4 = listen(socket.AF_INET, ("127.0.0.1", 0))
 p6 = listen(socket.AF_INET6, ("::1", 0))
+pv = listen(socket.AF_INET6, ("::ffff:127.0.0.1", 0))
 pm = listen(socket.AF_INET, ("127.0.0.1", 0), 262) if mptcp else 0
 listen(socket.AF_UNIX, path)
 listen(socket.AF_UNIX, "\0brute-test\nx y")
 with open(ready, "w") as f:
-    f.write("%d %d %d %d\n" % (os.getpid(), p4, p6, pm))
+    f.write("%d %d %d %d %d\n" % (os.getpid(), p4, p6, pm, pv))
 time.sleep(120)
 EOF
 rm -f "$tmp/real sock" "$tmp/ready" "$tmp/ready-ns"	# the other build's
@@ -363,13 +443,15 @@ time.sleep(120)' "$tmp/ready-ns" &
 fi
 # (python's start takes seconds on a loaded machine)
 for _ in $(seq 600); do [ -s "$tmp/ready" ] && { [ -z "$nsl" ] || [ -s "$tmp/ready-ns" ]; } && break; sleep 0.1; done
-read -r pypid p4 p6 pm <"$tmp/ready" || not_ok "the listeners started within 60 s" "$(cat "$tmp/ready" 2>&1)"
+read -r pypid p4 p6 pm pv <"$tmp/ready" || not_ok "the listeners started within 60 s" "$(cat "$tmp/ready" 2>&1)"
 pyns=$(stat -L -c %i "/proc/$pypid/ns/net")
 otherns=
 [ -n "$nsl" ] && otherns=$(stat -L -c %i "/proc/$nsl/ns/net")
 cat >"$real/sys/kernel/security/brute/trusted" <<EOF
 trusted=127.0.0.0/8 lport=$p4 crashes=0
 trusted=::1/128 laddr=::1 lport=$p6 crashes=0
+trusted=127.0.0.1/32 laddr=127.0.0.1 lport=$pv crashes=0
+trusted=::/0 lport=$pv crashes=0
 trusted=uid:2000 netns=${otherns:-1} crashes=0
 EOF
 BRUTE_SYSFS_ROOT=$real "$bin" status --json >"$tmp/out" 2>"$tmp/err"
@@ -378,26 +460,30 @@ if printf '%s' "$(cat "$tmp/out")" | python3 -c '
 import json, sys
 pid, p4, p6, pm, ns, mptcp, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
 other = int(sys.argv[8]) if sys.argv[8] else None
+pv = int(sys.argv[9])
 d = json.load(sys.stdin)["services"]
 socks = [s for u in d["units"] for s in u["sockets"]]
 mine = [s for s in socks if s["pid"] == pid]
 for s in mine:
     assert s["netns"] == ns and s["comm"] == "python3" and s["processes"] == 1, s
 tcp = {(s["transport"], s["laddr"], s["lport"]) for s in mine if s["transport"] != "unix"}
-want = {("tcp", "127.0.0.1", p4), ("tcp", "::1", p6)} | ({("mptcp", "127.0.0.1", pm)} if mptcp else set())
+want = {("tcp", "127.0.0.1", p4), ("tcp", "::1", p6), ("tcp", "127.0.0.1", pv)} | ({("mptcp", "127.0.0.1", pm)} if mptcp else set())
 assert tcp == want, (tcp, want)
 unix = sorted(s["path"] for s in mine if s["transport"] == "unix")
 assert unix == sorted([path, "@brute-test\nx y"]), unix
 by = {(s["transport"], s.get("lport") or s.get("path")): s["trusted"] for s in mine}
 assert by[("tcp", p4)] == ["127.0.0.0/8 endpoint=*:%d" % p4], by
 assert by[("tcp", p6)] == ["::1/128 endpoint=[::1]:%d" % p6], by
+# the IPv6 socket on ::ffff:127.0.0.1: the IPv4 endpoint, which no IPv6 peer reaches
+assert by[("tcp", pv)] == ["127.0.0.1/32 endpoint=127.0.0.1:%d" % pv], by
+assert [s["ipv4_mapped"] for s in mine if s["transport"] == "tcp"] == [s["lport"] == pv for s in mine if s["transport"] == "tcp"], mine
 assert by[("unix", path)] == [], by
 if other:
     o = [s for s in socks if s["netns"] == other]
     assert [(s["transport"], s["laddr"], s["lport"]) for s in o] == [("tcp", "0.0.0.0", 7979)], o
     assert o[0]["trusted"] == ["uid:2000 netns=%d" % other], o
-' "$pypid" "$p4" "$p6" "$pm" "$pyns" "$mptcp" "$tmp/real sock" "$otherns" 2>"$tmp/py"; then
-	ok "status against this kernel's /proc: TCP, IPv6$([ $mptcp = 1 ] && echo ", MPTCP"), Unix by path and abstract (a newline in it), $([ -n "$nsl" ] && echo "another network namespace, ")their holder, netns and trusted peers"
+' "$pypid" "$p4" "$p6" "$pm" "$pyns" "$mptcp" "$tmp/real sock" "$otherns" "$pv" 2>"$tmp/py"; then
+	ok "status against this kernel's /proc: TCP, IPv6, IPv4-mapped$([ $mptcp = 1 ] && echo ", MPTCP"), Unix by path and abstract (a newline in it), $([ -n "$nsl" ] && echo "another network namespace, ")their holder, netns and trusted peers"
 else
 	not_ok "status against this kernel's /proc" "exit $rc" "$(head -c 3000 "$tmp/out")" "$(cat "$tmp/py" "$tmp/err")"
 fi
