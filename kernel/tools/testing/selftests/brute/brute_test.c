@@ -2616,35 +2616,6 @@ TEST_F(brute, v4_trusted_lb_not_banned)
 }
 
 /*
- * Through the trusted balancer, a request that makes eight threads of the
- * service's worker fault at once: one crash in the balancer's entry, as in
- * every other count.
- */
-TEST_F(brute, v4_trusted_threads_one_crash)
-{
-	struct outcome attacker;
-	struct run srv, lb;
-
-	NEED_NET();
-	ASSERT_EQ(0, trust("add 10.199.0.17"));
-	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
-			   "10.199.0.1:7820", "--", (char *)path_of("crasher"),
-			   "-r", "threads"));
-	ASSERT_GT(srv.pid, 0);
-	lb = service(ARGV((char *)path_of("proxy"), "-n", CLI_NETNS, "-b",
-			  "10.199.0.17", "tcp", "10.199.0.2:9820", "tcp",
-			  "10.199.0.1:7820"));
-	ASSERT_GT(lb.pid, 0);
-	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
-			       "-b", "10.198.0.2", "-c", "3", "-r", "crash",
-			       "tcp", "10.199.0.2:9820"));
-	EXPECT_EQ(3, attacker.crashed);
-	EXPECT_EQ(3, trusted_crashes("10.199.0.17/32"));
-	EXPECT_EQ(0, service_end(&lb));
-	EXPECT_EQ(0, service_end(&srv));
-}
-
-/*
  * nginx in front of PHP-FPM: a proxy of a system account (uid 33) relays
  * each client over a connection of its own to a root master whose workers
  * run as the pool's user.  The attacker's address is seen through the
