@@ -374,6 +374,15 @@ static void brute_kill(struct brute_hierarchy *const hierarchy,
 	spin_unlock(&hierarchy->lock);
 }
 
+/* A peer verdict's mitigation= in @mode: whether it @banned. */
+static const char *brute_peer_mitigation(const enum brute_mode mode,
+					 const bool banned)
+{
+	if (mode != BRUTE_MODE_KILL)
+		return "audit";
+	return banned ? "peer_ban" : "none";
+}
+
 /*
  * The peer that sent the input answers for the crash: a verdict bans it
  * from the endpoint (kill mode, peer_ban_time_s > 0), its enclosing prefix
@@ -386,16 +395,13 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 {
 	const struct brute_peer_charge *const charge = &crash->peer;
 	struct brute_crash_info info = crash->info;
-	const char *mitigation;
 
 	info.attack = "peer";
 	if (charge->verdict != BRUTE_VERDICT_NONE) {
 		info.peer = &charge->key;
 		info.stats = charge->stats;
-		mitigation = mode != BRUTE_MODE_KILL ? "audit" :
-			     charge->banned ? "peer_ban" : "none";
 		brute_audit_attack(&info, charge->verdict, params, mode,
-				   mitigation);
+				   brute_peer_mitigation(mode, charge->banned));
 		if (charge->banned) {
 			pr_warn_ratelimited("peer banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
 					    hierarchy->id,
@@ -408,10 +414,9 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 	if (charge->prefix_verdict != BRUTE_VERDICT_NONE) {
 		info.peer = &charge->prefix;
 		info.stats = charge->prefix_stats;
-		mitigation = mode != BRUTE_MODE_KILL ? "audit" :
-			     charge->escalated ? "peer_ban" : "none";
 		brute_audit_attack(&info, charge->prefix_verdict, params, mode,
-				   mitigation);
+				   brute_peer_mitigation(mode,
+							 charge->escalated));
 	}
 	if (charge->escalated) {
 		pr_warn_ratelimited("address prefix banned from an endpoint after a brute force attack on hierarchy %llu (%u faults)\n",
