@@ -31,6 +31,8 @@
 #define MISSES_KEPT	64
 /* v4: trusted peers and relays named per incident (all are counted) */
 #define NAMES_KEPT	8
+/* nodes whose records_dropped= total is kept (this host's, and the other hosts last seen) */
+#define NODES_KEPT	64
 
 struct kill_task {
 	uint32_t pid, uid, auid, ses;
@@ -95,12 +97,16 @@ struct incident {
 
 /*
  * One (attacker uid, target inode) entry of the kernel's v2 table, as seen
- * through its table-charge crash records, exec attacks and bans.
+ * through its table-charge crash records, exec attacks and bans; keyed by
+ * the node= of its records too: another host's uid and inode are not this
+ * one's.
  */
 struct target {
+	char *node;		/* node= of its records, NULL: none */
+	bool remote;		/* another host's (record_node_local()), when last used */
 	uint32_t uid, major, minor;
 	uint64_t ino;
-	struct target *hnext, *prev, *next;	/* hash chain, LRU list */
+	struct target *hnext, *prev, *next;	/* hash chain, LRU list (of its host's) */
 	uint64_t last_ms;
 	uint64_t charges, faults, ema_ms;
 	uint64_t periods[PERIODS_KEPT];
@@ -138,6 +144,14 @@ struct list {
 	size_t n;
 };
 
+/* One kernel's total of records it could not emit (records_dropped=), by node=. */
+struct node_dropped {
+	bool used;
+	char *node;		/* NULL: records without node= */
+	uint64_t total;		/* its records_dropped= last seen */
+	uint64_t seen;		/* when (c->dropped_seen's count): the least recent is forgotten */
+};
+
 struct correlate {
 	struct correlate_config cfg;
 	correlate_emit_cb emit;
@@ -152,13 +166,19 @@ struct correlate {
 	struct list quiet, plain, incidents, dead;
 	struct hier *khead, *ktail;
 	struct target **tbuckets;
-	struct target *thead, *ttail;	/* LRU: least recently charged first */
+	/* LRU, least recently charged first: [0] this host's, [1] other hosts' (evicted first) */
+	struct target *thead[2], *ttail[2];
 	bool kill_summaries;		/* a v2 kill summary record was seen */
 	struct peer_bans *peer_bans;	/* v3 peer bans seen, until their end */
-	uint64_t dropped_total;		/* the kernel's records_dropped= last seen */
+	/* each kernel's records_dropped= last seen: per node, totals of different hosts never mix */
+	struct node_dropped dropped[NODES_KEPT];
+	uint64_t dropped_seen;
+	uint64_t dropped_total;		/* the total of the last record that added to it */
 	uint64_t dropped_logged;	/* stats.kernel_dropped when last logged */
 	uint64_t dropped_log_ms;	/* when (0: never) */
-	char dropped_id[AUDIT_ID_LEN];	/* the audit ID of the last record that said a total */
+	/* the audit ID of the last record that added to it, and its node ("" none) */
+	char dropped_id[AUDIT_ID_LEN];
+	char dropped_node[BRUTE_NODE_MAX];
 	correlate_unit_fn unit_fn;
 	correlate_unit_fn cgroup_fn;
 	unsigned walks_left;		/* cgroup searches the record being handled may still cost */
@@ -287,17 +307,12 @@ static bool remote(const struct correlate *c, const struct hier *h)
 	return !record_node_local(h->node, c->cfg.local_node);
 }
 
-static bool same_node(const char *a, const char *b)
-{
-	return (!a || !*a) ? (!b || !*b) : (b && !strcmp(a, b));
-}
-
 static struct hier *hash_find(struct correlate *c, const char *node, uint64_t id)
 {
 	struct hier *h;
 
 	for (h = c->buckets[hash_u64(node_key(node, id), c->n_buckets)]; h; h = h->hnext)
-		if (h->id == id && same_node(h->node, node))
+		if (h->id == id && record_node_same(h->node, node))
 			return h;
 	return NULL;
 }
@@ -1008,9 +1023,10 @@ static struct incident *open_incident(struct correlate *c, struct hier *h, uint6
 
 /* ---- (attacker uid, target) entries (v2) ---- */
 
-static size_t target_hash(uint32_t uid, uint32_t major, uint32_t minor, uint64_t ino)
+static size_t target_hash(const char *node, uint32_t uid, uint32_t major, uint32_t minor,
+			  uint64_t ino)
 {
-	return hash_u64(ino ^ ((uint64_t)uid << 32) ^ ((uint64_t)major << 20) ^ minor,
+	return hash_u64(node_key(node, ino ^ ((uint64_t)uid << 32) ^ ((uint64_t)major << 20) ^ minor),
 			TARGET_BUCKETS);
 }
 
@@ -1019,40 +1035,41 @@ static void target_lru_remove(struct correlate *c, struct target *t)
 	if (t->prev)
 		t->prev->next = t->next;
 	else
-		c->thead = t->next;
+		c->thead[t->remote] = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
 	else
-		c->ttail = t->prev;
+		c->ttail[t->remote] = t->prev;
 	t->prev = t->next = NULL;
 }
 
 static void target_lru_append(struct correlate *c, struct target *t)
 {
 	t->next = NULL;
-	t->prev = c->ttail;
-	if (c->ttail)
-		c->ttail->next = t;
+	t->prev = c->ttail[t->remote];
+	if (c->ttail[t->remote])
+		c->ttail[t->remote]->next = t;
 	else
-		c->thead = t;
-	c->ttail = t;
+		c->thead[t->remote] = t;
+	c->ttail[t->remote] = t;
 }
 
 static struct target *target_find(struct correlate *c, const struct brute_record *r)
 {
 	struct target *t;
 
-	for (t = c->tbuckets[target_hash(r->attacker_uid, r->target_major, r->target_minor,
+	for (t = c->tbuckets[target_hash(r->node, r->attacker_uid, r->target_major, r->target_minor,
 					 r->target_ino)]; t; t = t->hnext)
 		if (t->uid == r->attacker_uid && t->ino == r->target_ino &&
-		    t->major == r->target_major && t->minor == r->target_minor)
+		    t->major == r->target_major && t->minor == r->target_minor &&
+		    record_node_same(t->node, r->node))
 			return t;
 	return NULL;
 }
 
 static void target_drop(struct correlate *c, struct target *t)
 {
-	struct target **p = &c->tbuckets[target_hash(t->uid, t->major, t->minor, t->ino)];
+	struct target **p = &c->tbuckets[target_hash(t->node, t->uid, t->major, t->minor, t->ino)];
 
 	for (; *p; p = &(*p)->hnext)
 		if (*p == t) {
@@ -1060,8 +1077,29 @@ static void target_drop(struct correlate *c, struct target *t)
 			break;
 		}
 	target_lru_remove(c, t);
+	free(t->node);
 	free(t);
 	c->stats.targets--;
+}
+
+/*
+ * Which entry makes room for one of a host (remote: another host's): the
+ * least recently charged one that is not banned, like the kernel, else the
+ * least recently charged; other hosts' first, and this host's only for one
+ * of its own: other hosts' records never displace this host's entries
+ * (NULL: the new one is not kept).
+ */
+static struct target *target_victim(struct correlate *c, bool remote)
+{
+	for (int l = 1; l >= (remote ? 1 : 0); l--) {
+		struct target *v = c->thead[l];
+
+		while (v && v->banned)
+			v = v->next;
+		if (v || c->thead[l])
+			return v ? v : c->thead[l];
+	}
+	return NULL;
 }
 
 /* Find or create, and mark as the most recently used. */
@@ -1071,28 +1109,34 @@ static struct target *target_get(struct correlate *c, const struct brute_record 
 	size_t k;
 
 	if (t) {
+		/* its list as the configuration says now (local_node may have changed) */
 		target_lru_remove(c, t);
+		t->remote = c->remote;
 		target_lru_append(c, t);
 		t->last_ms = now_ms;
 		return t;
 	}
 	if (c->stats.targets >= TARGETS_MAX) {
-		/* the least recently charged one that is not banned, like the kernel */
-		struct target *v = c->thead;
+		struct target *v = target_victim(c, c->remote);
 
-		while (v && v->banned)
-			v = v->next;
-		target_drop(c, v ? v : c->thead);
+		if (!v)
+			return NULL;
+		target_drop(c, v);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	if (r->node[0] && !(t->node = strdup(r->node))) {
+		free(t);
+		return NULL;
+	}
+	t->remote = c->remote;
 	t->uid = r->attacker_uid;
 	t->major = r->target_major;
 	t->minor = r->target_minor;
 	t->ino = r->target_ino;
 	t->last_ms = now_ms;
-	k = target_hash(t->uid, t->major, t->minor, t->ino);
+	k = target_hash(t->node, t->uid, t->major, t->minor, t->ino);
 	t->hnext = c->tbuckets[k];
 	c->tbuckets[k] = t;
 	target_lru_append(c, t);
@@ -1390,9 +1434,9 @@ static void on_charge(struct correlate *c, const struct brute_record *r, uint64_
 {
 	struct target *t = target_get(c, r, now_ms);
 
+	c->stats.charges++;
 	if (!t)
 		return;
-	c->stats.charges++;
 	t->charges++;
 	t->faults = r->faults;
 	t->ema_ms = r->ema_ms;
@@ -1514,7 +1558,7 @@ static void on_unban(struct correlate *c, const struct brute_record *r)
 static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
 	struct hier *h = hash_find(c, r->node, r->hierarchy);
-	struct peer_ban *b = peer_bans_get(c->peer_bans, &r->peer, now_ms);
+	struct peer_ban *b = peer_bans_get(c->peer_bans, r->node, c->remote, &r->peer, now_ms);
 	char id[AUDIT_ID_LEN], until[40], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX], unit[256];
 	const char *u = NULL;
 	bool via = false;
@@ -1577,7 +1621,7 @@ static void on_peer_ban(struct correlate *c, const struct brute_record *r, uint6
 /* v3 peer ban ended (1719): expired, or lifted by root (the subject). */
 static void on_peer_unban(struct correlate *c, const struct brute_record *r)
 {
-	struct peer_ban *b = peer_bans_find(c->peer_bans, &r->peer);
+	struct peer_ban *b = peer_bans_find(c->peer_bans, r->node, &r->peer);
 	bool lifted = strcmp(r->reason, "lifted") == 0;
 	uint64_t usec = record_usec(r);
 	char id[AUDIT_ID_LEN], auid[16], who[PEER_TEXT_MAX], where[PEER_TEXT_MAX];
@@ -1636,9 +1680,9 @@ static void log_dropped(struct correlate *c, uint64_t now_ms)
 {
 	uint64_t n = c->stats.kernel_dropped - c->dropped_logged;
 
-	log_warning("the kernel could not emit %llu Brute audit record%s (%llu since boot, as of record %s): entries may be missing, and the incidents open meanwhile incomplete (RECORDS_DROPPED on their closed entries); audit's backlog was full (auditctl -s: backlog_limit, backlog_wait_time, lost)",
+	log_warning("the kernel could not emit %llu Brute audit record%s (%llu since boot, as of record %s%s%s): entries may be missing, and the incidents open meanwhile incomplete (RECORDS_DROPPED on their closed entries); audit's backlog was full (auditctl -s: backlog_limit, backlog_wait_time, lost)",
 		    (unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)c->dropped_total,
-		    c->dropped_id);
+		    c->dropped_id, c->dropped_node[0] ? " of node " : "", c->dropped_node);
 	c->dropped_logged = c->stats.kernel_dropped;
 	c->dropped_log_ms = now_ms ? now_ms : 1;
 }
@@ -1650,19 +1694,62 @@ static bool dropped_log_due(const struct correlate *c, uint64_t now_ms)
 		now_ms - c->dropped_log_ms >= DROPPED_LOG_INTERVAL_MS);
 }
 
+/*
+ * The records_dropped= total last seen from this node's kernel (0 for a
+ * node not seen yet: its first total is counted whole).  NODES_KEPT nodes
+ * are kept: a new one takes the place of the least recently seen other
+ * host (this host's, no node= or local_node, are never forgotten so).
+ * NULL without memory.
+ */
+static uint64_t *node_dropped_total(struct correlate *c, const char *node)
+{
+	struct node_dropped *v = NULL;
+	size_t i;
+
+	for (i = 0; i < NODES_KEPT; i++)
+		if (c->dropped[i].used && record_node_same(c->dropped[i].node, node)) {
+			c->dropped[i].seen = ++c->dropped_seen;
+			return &c->dropped[i].total;
+		}
+	/* a free place, else the least recently seen other host */
+	for (i = 0; i < NODES_KEPT && (!v || v->used); i++) {
+		struct node_dropped *d = &c->dropped[i];
+
+		if (!d->used || (!record_node_local(d->node, c->cfg.local_node) &&
+				 (!v || d->seen < v->seen)))
+			v = d;
+	}
+	if (!v)
+		return NULL;	/* every one this host's: cannot be, it has two names at most */
+	free(v->node);
+	memset(v, 0, sizeof(*v));
+	if (node && *node && !(v->node = strdup(node)))
+		return NULL;
+	v->used = true;
+	v->seen = ++c->dropped_seen;
+	return &v->total;
+}
+
 static void on_records_dropped(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
-	/* a smaller total: the kernel's count restarted (a reboot in a replayed log) */
-	uint64_t lost = r->records_dropped >= c->dropped_total ?
-			r->records_dropped - c->dropped_total : r->records_dropped;
+	uint64_t *total = node_dropped_total(c, r->node);
+	uint64_t lost;
 
-	c->dropped_total = r->records_dropped;
+	if (!total)
+		return;
+	/* a smaller total: the kernel's count restarted (a reboot in a replayed log) */
+	lost = r->records_dropped >= *total ? r->records_dropped - *total : r->records_dropped;
+	*total = r->records_dropped;
 	if (!lost)
 		return;
 	c->stats.kernel_dropped += lost;
+	c->dropped_total = r->records_dropped;
 	audit_id(r, c->dropped_id, sizeof(c->dropped_id));
+	strtcpy(c->dropped_node, r->node, sizeof(c->dropped_node));
+	/* the incidents of that host only: another host's kernel lost nothing of them */
 	for (struct hier *h = c->incidents.head; h; h = h->next)
-		h->inc->records_dropped += lost;
+		if (record_node_same(h->node, r->node))
+			h->inc->records_dropped += lost;
 	if (dropped_log_due(c, now_ms))
 		log_dropped(c, now_ms);
 }
@@ -1920,13 +2007,14 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 			c->stats.expired++;
 		}
 	/* quiet (uid, target) entries; a ban is kept until its end is seen or long past */
-	for (t = c->thead; t && now_ms >= t->last_ms &&
-	     now_ms - t->last_ms >= c->cfg.hierarchy_idle_ms; t = next) {
-		next = t->next;
-		if (t->banned && now_ms - t->last_ms < c->cfg.hierarchy_idle_ms + t->ban_s * 1000)
-			continue;
-		target_drop(c, t);
-	}
+	for (int l = 0; l < 2; l++)
+		for (t = c->thead[l]; t && now_ms >= t->last_ms &&
+		     now_ms - t->last_ms >= c->cfg.hierarchy_idle_ms; t = next) {
+			next = t->next;
+			if (t->banned && now_ms - t->last_ms < c->cfg.hierarchy_idle_ms + t->ban_s * 1000)
+				continue;
+			target_drop(c, t);
+		}
 	peer_bans_expire(c->peer_bans, now_ms, c->cfg.hierarchy_idle_ms);
 	c->stats.peer_bans_kept = peer_bans_count(c->peer_bans);
 	if (dropped_log_due(c, now_ms))
@@ -2011,9 +2099,12 @@ void correlate_free(struct correlate *c)
 		drop_hier(c, c->incidents.head);
 	while (c->dead.head)
 		drop_hier(c, c->dead.head);
-	while (c->thead)
-		target_drop(c, c->thead);
+	for (int l = 0; l < 2; l++)
+		while (c->thead[l])
+			target_drop(c, c->thead[l]);
 	peer_bans_free(c->peer_bans);
+	for (size_t i = 0; i < NODES_KEPT; i++)
+		free(c->dropped[i].node);
 	free(c->tbuckets);
 	free(c->buckets);
 	free(c);

@@ -23,7 +23,15 @@
  * ends) are kept in a second table of such pairs; v3 peer bans in a third
  * (peer.h), from the ban to its end.  A v3 record's records_dropped= (the
  * kernel could not emit some records) is logged and counted, and marks the
- * incidents open at that time as possibly incomplete.
+ * incidents of its host open at that time as possibly incomplete.
+ *
+ * Records of several hosts (an auditd aggregator's node=NAME) never mix:
+ * every table is keyed by node too (hierarchies by (node, id), pairs by
+ * (node, uid, target), peer bans by (node, peer, endpoint), each kernel's
+ * records_dropped= total by node).  The pairs and the peer bans are bounded
+ * in all, whatever the number of hosts; when full, another host's entry
+ * makes room first, and this host's (no node=, or local_node) only for one
+ * of this host: other hosts' records never displace this host's entries.
  *
  * Time ("now_ms") is whatever clock the caller uses consistently: the
  * monotonic clock when live, record time when replaying a log.

@@ -473,19 +473,24 @@ static void log_stats(struct daemon *d, bool to_stderr)
 {
 	const struct parser_stats *ps = parser_get_stats(d->parser);
 	const struct correlate_stats *cs = correlate_get_stats(d->corr);
+	struct actions_stats as = { 0 };
 	char buf[1536];
 
+	if (d->actions)
+		actions_get_stats(d->actions, &as);
 	snprintf(buf, sizeof(buf),
-		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, other %llu, "
+		 "lines %llu, brute records %llu, malformed %llu, garbage %llu, oversized %llu, "
+		 "maybe cut by auditd %llu, other %llu, "
 		 "netlink overruns %llu, truncated %llu; hierarchies %llu, open incidents %llu, opened %llu, closed %llu, "
 		 "attacks %llu, kills %llu, evictions %llu, expired %llu, late %llu, memory %llu KiB, "
 		 "targets %llu, bans %llu, ban ends %llu, peer bans %llu, peer ban ends %llu, "
 		 "uncharged crashes %llu, records the kernel dropped %llu; "
-		 "entries %llu, journal failures %llu, "
+		 "entries %llu, of other hosts not acted upon %llu, journal failures %llu, "
 		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
 		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
 		 (unsigned long long)ps->malformed, (unsigned long long)ps->garbage,
-		 (unsigned long long)ps->oversized, (unsigned long long)ps->other,
+		 (unsigned long long)ps->oversized, (unsigned long long)ps->cut,
+		 (unsigned long long)ps->other,
 		 (unsigned long long)(d->input ? input_overruns(d->input) : 0),
 		 (unsigned long long)(d->input ? input_truncated(d->input) : 0),
 		 (unsigned long long)cs->hierarchies, (unsigned long long)cs->incidents,
@@ -497,7 +502,8 @@ static void log_stats(struct daemon *d, bool to_stderr)
 		 (unsigned long long)cs->unbans, (unsigned long long)cs->peer_bans,
 		 (unsigned long long)cs->peer_unbans, (unsigned long long)cs->uncharged,
 		 (unsigned long long)cs->kernel_dropped,
-		 (unsigned long long)cs->entries, (unsigned long long)d->out.journal_failed,
+		 (unsigned long long)cs->entries, (unsigned long long)as.remote_ignored,
+		 (unsigned long long)d->out.journal_failed,
 		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->records : 0),
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0));
@@ -623,6 +629,7 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 	c->malformed = parser_get_stats(d->parser)->malformed;
 	c->oversized = parser_get_stats(d->parser)->oversized;
 	c->garbage = parser_get_stats(d->parser)->garbage;
+	c->cut = parser_get_stats(d->parser)->cut;
 	c->journal_failed = d->out.journal_failed;
 	if (fs) {
 		c->parked = fs->parked - fs->park_failed;
@@ -645,6 +652,7 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 		c->unit_failures = as.unit_failures;
 		c->peer_actions = as.peer_actions;
 		c->peer_action_failures = as.peer_action_failures;
+		c->remote_ignored = as.remote_ignored;
 	}
 	c->backstop_restart = d->cfg.backstop_restart;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * peer.c - a v3 peer and its endpoint as entry fields and text; the table
- * of peer bans seen (a hash of chains and a list from the oldest ban on).
+ * of peer bans seen (a hash of chains, and two lists from the oldest ban
+ * on: this host's and other hosts').
  */
 #include "peer.h"
 
@@ -85,7 +86,8 @@ bool peer_same(const struct brute_peer *a, const struct brute_peer *b)
 
 struct peer_bans {
 	struct peer_ban *buckets[PEER_BUCKETS];
-	struct peer_ban *head, *tail;	/* oldest ban first */
+	/* oldest ban first: [0] this host's, [1] other hosts' (forgotten first when full) */
+	struct peer_ban *head[2], *tail[2];
 	size_t n;
 };
 
@@ -99,10 +101,12 @@ static void fnv(uint64_t *h, const void *data, size_t len)
 	}
 }
 
-static size_t peer_hash(const struct brute_peer *p)
+static size_t peer_hash(const char *node, const struct brute_peer *p)
 {
 	uint64_t h = 14695981039346656037ull;
 
+	if (node)
+		fnv(&h, node, strlen(node));
 	fnv(&h, p->addr, strlen(p->addr));
 	fnv(&h, p->laddr, strlen(p->laddr));
 	fnv(&h, &p->netns, sizeof(p->netns));
@@ -119,41 +123,44 @@ struct peer_bans *peer_bans_new(void)
 	return calloc(1, sizeof(struct peer_bans));
 }
 
+/* The list a ban is on: this host's or other hosts' (b->remote). */
 static void list_remove(struct peer_bans *t, struct peer_ban *b)
 {
 	if (b->prev)
 		b->prev->next = b->next;
 	else
-		t->head = b->next;
+		t->head[b->remote] = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
 	else
-		t->tail = b->prev;
+		t->tail[b->remote] = b->prev;
 	b->prev = b->next = NULL;
 }
 
 static void list_append(struct peer_bans *t, struct peer_ban *b)
 {
 	b->next = NULL;
-	b->prev = t->tail;
-	if (t->tail)
-		t->tail->next = b;
+	b->prev = t->tail[b->remote];
+	if (t->tail[b->remote])
+		t->tail[b->remote]->next = b;
 	else
-		t->head = b;
-	t->tail = b;
+		t->head[b->remote] = b;
+	t->tail[b->remote] = b;
 }
 
-struct peer_ban *peer_bans_find(struct peer_bans *t, const struct brute_peer *key)
+struct peer_ban *peer_bans_find(struct peer_bans *t, const char *node, const struct brute_peer *key)
 {
-	for (struct peer_ban *b = t->buckets[peer_hash(key)]; b; b = b->hnext)
-		if (peer_same(&b->key, key))
+	if (node && !*node)
+		node = NULL;
+	for (struct peer_ban *b = t->buckets[peer_hash(node, key)]; b; b = b->hnext)
+		if (record_node_same(b->node, node) && peer_same(&b->key, key))
 			return b;
 	return NULL;
 }
 
 void peer_bans_drop(struct peer_bans *t, struct peer_ban *b)
 {
-	struct peer_ban **p = &t->buckets[peer_hash(&b->key)];
+	struct peer_ban **p = &t->buckets[peer_hash(b->node, &b->key)];
 
 	for (; *p; p = &(*p)->hnext)
 		if (*p == b) {
@@ -162,29 +169,47 @@ void peer_bans_drop(struct peer_bans *t, struct peer_ban *b)
 		}
 	list_remove(t, b);
 	free(b->unit);
+	free(b->node);
 	free(b);
 	t->n--;
 }
 
-struct peer_ban *peer_bans_get(struct peer_bans *t, const struct brute_peer *key, uint64_t now_ms)
+struct peer_ban *peer_bans_get(struct peer_bans *t, const char *node, bool remote,
+			       const struct brute_peer *key, uint64_t now_ms)
 {
-	struct peer_ban *b = peer_bans_find(t, key);
+	struct peer_ban *b = peer_bans_find(t, node, key);
 	size_t k;
 
+	if (node && !*node)
+		node = NULL;
 	if (b) {
+		/* its list as the configuration says now (local_node may have changed) */
 		list_remove(t, b);
+		b->remote = remote;
 		list_append(t, b);
 		b->last_ms = now_ms;
 		return b;
 	}
-	if (t->n >= PEER_BANS_MAX)
-		peer_bans_drop(t, t->head);
+	if (t->n >= PEER_BANS_MAX) {
+		/* another host's oldest; this host's only to make room for one of its own */
+		if (t->head[1])
+			peer_bans_drop(t, t->head[1]);
+		else if (!remote)
+			peer_bans_drop(t, t->head[0]);
+		else
+			return NULL;
+	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
+	if (node && !(b->node = strdup(node))) {
+		free(b);
+		return NULL;
+	}
+	b->remote = remote;
 	b->key = *key;
 	b->last_ms = now_ms;
-	k = peer_hash(key);
+	k = peer_hash(b->node, key);
 	b->hnext = t->buckets[k];
 	t->buckets[k] = b;
 	list_append(t, b);
@@ -208,17 +233,19 @@ void peer_bans_expire(struct peer_bans *t, uint64_t now_ms, uint64_t idle_ms)
 	struct peer_ban *b, *next;
 
 	/*
-	 * Oldest first, up to the first one seen less than idle_ms ago (none
-	 * after it can be due); a long ban is passed over, not waited for.
+	 * Oldest first, in each list, up to the first one seen less than
+	 * idle_ms ago (none after it can be due); a long ban is passed over,
+	 * not waited for.
 	 */
-	for (b = t->head; b && now_ms >= b->last_ms && now_ms - b->last_ms >= idle_ms; b = next) {
-		uint64_t keep = b->ban_s > (UINT64_MAX - idle_ms) / 1000 ? UINT64_MAX :
-				idle_ms + b->ban_s * 1000;
+	for (int l = 0; l < 2; l++)
+		for (b = t->head[l]; b && now_ms >= b->last_ms && now_ms - b->last_ms >= idle_ms; b = next) {
+			uint64_t keep = b->ban_s > (UINT64_MAX - idle_ms) / 1000 ? UINT64_MAX :
+					idle_ms + b->ban_s * 1000;
 
-		next = b->next;
-		if (now_ms - b->last_ms >= keep)
-			peer_bans_drop(t, b);
-	}
+			next = b->next;
+			if (now_ms - b->last_ms >= keep)
+				peer_bans_drop(t, b);
+		}
 }
 
 size_t peer_bans_count(const struct peer_bans *t)
@@ -230,7 +257,8 @@ void peer_bans_free(struct peer_bans *t)
 {
 	if (!t)
 		return;
-	while (t->head)
-		peer_bans_drop(t, t->head);
+	for (int l = 0; l < 2; l++)
+		while (t->head[l])
+			peer_bans_drop(t, t->head[l]);
 	free(t);
 }

@@ -35,8 +35,14 @@ const char *peer_endpoint(const struct brute_peer *p, char *buf, size_t len);
 /* The same peer at the same endpoint (v4: a Unix endpoint with a path is that path). */
 bool peer_same(const struct brute_peer *a, const struct brute_peer *b);
 
-/* One peer ban seen (BRUTE_PEER_BAN), until its end (BRUTE_PEER_UNBAN). */
+/*
+ * One peer ban seen (BRUTE_PEER_BAN), until its end (BRUTE_PEER_UNBAN),
+ * keyed by the node= of its record and the peer at its endpoint: another
+ * host's ban of the same peer at the same endpoint is another ban.
+ */
 struct peer_ban {
+	char *node;		/* node= of its records, NULL: none */
+	bool remote;		/* another host's (record_node_local()), when last made newest */
 	struct brute_peer key;
 	uint64_t ban_usec;	/* record time of the ban */
 	uint64_t ban_s;
@@ -44,23 +50,31 @@ struct peer_ban {
 	uint64_t faults;
 	char *unit;		/* the attacked service's unit, when known */
 	uint64_t last_ms;	/* the caller's clock at the ban */
-	struct peer_ban *hnext, *prev, *next;	/* hash chain, oldest first */
+	struct peer_ban *hnext, *prev, *next;	/* hash chain, oldest first (of its list) */
 };
 
-/* The kernel's peer table holds table_size entries at most (65536). */
+/*
+ * The kernel's peer table holds table_size entries at most (65536): so many
+ * are kept in all, whatever the number of nodes.
+ */
 #define PEER_BANS_MAX 65536
 
 struct peer_bans;
 
 struct peer_bans *peer_bans_new(void);
 void peer_bans_free(struct peer_bans *t);
-struct peer_ban *peer_bans_find(struct peer_bans *t, const struct brute_peer *key);
+/* node: the record's node= (NULL or "": none) */
+struct peer_ban *peer_bans_find(struct peer_bans *t, const char *node, const struct brute_peer *key);
 /*
- * The ban of that peer at that endpoint, made the newest (a new ban of a
- * peer whose earlier one ended unseen replaces it); when PEER_BANS_MAX are
- * kept the oldest is forgotten.  NULL without memory.
+ * The ban of that peer at that endpoint on that node, made the newest (a
+ * new ban of a peer whose earlier one ended unseen replaces it).  remote:
+ * the record is another host's.  When PEER_BANS_MAX are kept, the oldest
+ * ban of another host is forgotten; one of this host only for a ban of
+ * this host: other hosts' bans never displace this host's (NULL then, the
+ * new one is not kept).  NULL without memory.
  */
-struct peer_ban *peer_bans_get(struct peer_bans *t, const struct brute_peer *key, uint64_t now_ms);
+struct peer_ban *peer_bans_get(struct peer_bans *t, const char *node, bool remote,
+			       const struct brute_peer *key, uint64_t now_ms);
 int peer_ban_set_unit(struct peer_ban *b, const char *unit);
 void peer_bans_drop(struct peer_bans *t, struct peer_ban *b);
 /* Forget the bans whose end is more than idle_ms past (their end was not seen). */

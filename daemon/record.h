@@ -218,6 +218,16 @@ static inline bool record_node_local(const char *node, const char *local_node)
 {
 	return !node || !node[0] || (local_node && local_node[0] && !strcmp(node, local_node));
 }
+
+/*
+ * The same node= (NULL and "" are both "none"): what the tables of records
+ * are keyed by besides their ids (hierarchies, (uid, target) entries, peer
+ * bans), since another host's ids, uids and peers are not this one's.
+ */
+static inline bool record_node_same(const char *a, const char *b)
+{
+	return (!a || !*a) ? (!b || !*b) : (b && !strcmp(a, b));
+}
 /* Why the last record_from_auparse() refused its record ("no field exe", ...). */
 const char *record_last_error(void);
 

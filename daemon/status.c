@@ -158,9 +158,10 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		(unsigned long long)c->spooled, (unsigned long long)c->lost);
 	one_line(err, sizeof(err), c->last_error);
 	fprintf(f, "records_malformed=%llu\nlines_oversized=%llu\nlines_garbage=%llu\n"
-		"journal_failures=%llu\n",
+		"records_cut=%llu\njournal_failures=%llu\n",
 		(unsigned long long)c->malformed, (unsigned long long)c->oversized,
-		(unsigned long long)c->garbage, (unsigned long long)c->journal_failed);
+		(unsigned long long)c->garbage, (unsigned long long)c->cut,
+		(unsigned long long)c->journal_failed);
 	fprintf(f, "alerts_parked=%llu\nsiem=%s\nsiem_target=%s\nsiem_connected=%d\nsiem_failures=%llu\n"
 		"siem_resent=%llu\nsiem_last_delivery_usec=%llu\nsiem_last_error_usec=%llu\n"
 		"siem_last_error=%s\nspool_oldest_usec=%llu\n",
@@ -169,10 +170,11 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		(unsigned long long)c->last_delivery_usec, (unsigned long long)c->last_error_usec, err,
 		(unsigned long long)c->oldest_usec);
 	fprintf(f, "unit_restarts=%llu\nunit_starts=%llu\nunit_failures=%llu\n"
-		"peer_actions=%llu\npeer_action_failures=%llu\nbackstop_restart=%s\n",
+		"peer_actions=%llu\npeer_action_failures=%llu\nremote_ignored=%llu\nbackstop_restart=%s\n",
 		(unsigned long long)c->unit_restarts, (unsigned long long)c->unit_starts,
 		(unsigned long long)c->unit_failures, (unsigned long long)c->peer_actions,
-		(unsigned long long)c->peer_action_failures, c->backstop_restart ? "yes" : "no");
+		(unsigned long long)c->peer_action_failures, (unsigned long long)c->remote_ignored,
+		c->backstop_restart ? "yes" : "no");
 	one_line(err, sizeof(err), rl ? rl->error : "");
 	fprintf(f, "reloads=%llu\nreload_result=%s\nreload_error=%s\n",
 		(unsigned long long)(rl ? rl->count : 0), rl && rl->failed ? "failed" : "ok",

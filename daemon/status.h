@@ -35,6 +35,7 @@ struct status_counters {
 	uint64_t malformed;	/* Brute records refused: a field missing or invalid */
 	uint64_t oversized;	/* lines longer than PARSER_LINE_MAX: skipped */
 	uint64_t garbage;	/* lines that are not audit records (or hold a NUL) */
+	uint64_t cut;		/* records at auditd's length limit, taken: maybe cut by auditd */
 	uint64_t journal_failed;	/* entries the journal refused */
 	/* SIEM delivery; siem[0] == 0: no forwarding configured */
 	char siem[8];		/* the protocol */
@@ -49,6 +50,7 @@ struct status_counters {
 	/* actions through systemd (actions.h) */
 	uint64_t unit_restarts, unit_starts, unit_failures;
 	uint64_t peer_actions, peer_action_failures;
+	uint64_t remote_ignored;	/* entries of other hosts' records: reported, not acted upon */
 	bool backstop_restart;	/* backstop_restart = yes: units are brought back */
 };
 

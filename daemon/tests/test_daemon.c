@@ -369,6 +369,84 @@ START_TEST(test_plugin_latency_sigterm)
 }
 END_TEST
 
+/* Read fd into sb until it holds what (20 s at most). */
+static bool read_until(int fd, struct strbuf *sb, const char *what)
+{
+	char buf[4096];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < 200 && !strstr(sb_str(sb), what); i++) {
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		sb_put(sb, buf, (size_t)n);
+	}
+	return strstr(sb_str(sb), what) != NULL;
+}
+
+/*
+ * Two counters the daemon kept but showed nowhere: the entries of other
+ * hosts' records it reports without acting on them (node= not local_node),
+ * and the records taken at auditd's length limit (maybe cut).  Now they are
+ * in the state file (remote_ignored, records_cut: brutectl status) and in
+ * the counters SIGUSR1 logs.
+ */
+START_TEST(test_plugin_remote_and_cut_counted)
+{
+	static const char head[] = "type=UNKNOWN[1713] msg=audit(1700000000.200:79): brute_hierarchy=5 origin=5 attack=backstop speed=fast faults=3 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=peer backstop_faults=3 cgroup=%s ppid=1 pid=100 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=3 comm=\"%s\" exe=2F";
+	static const char remote[] = "node=evil.example type=UNKNOWN[1713] msg=audit(1700000000.100:78): brute_hierarchy=4297000004 origin=4297000004 attack=backstop speed=fast faults=32 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=unknown backstop_faults=32 cgroup=\"/system.slice/apache2.service\" ppid=1 pid=970 auid=4294967295 uid=33 gid=33 euid=33 suid=33 fsuid=33 egid=33 sgid=33 fsgid=33 tty=(none) ses=4294967295 comm=\"apache2\" exe=\"/usr/sbin/apache2\"\n";
+	const char *dir = make_tmpdir();
+	struct strbuf in = STRBUF_INIT, cg = STRBUF_INIT, log = STRBUF_INIT;
+	char conf[512], *out, *err;
+	struct child c;
+
+	/* a record line of auditd's limit (its exe= cut between two bytes of its hex), as in
+	 * test_long_records.c */
+	sb_put(&cg, "2F", 2);
+	for (int i = 0; i < 3000; i++)
+		sb_put(&cg, "63", 2);
+	sb_printf(&in, head, cg.buf, "victim");
+	if ((AUDITD_LINE_MAX - in.len) % 2) {
+		sb_reset(&in);
+		sb_printf(&in, head, cg.buf, "victimx");
+	}
+	while (in.len < AUDITD_LINE_MAX)
+		sb_put(&in, "61", 2);
+	ck_assert_uint_eq(in.len, AUDITD_LINE_MAX);
+	sb_putc(&in, '\n');
+	sb_puts(&in, remote);
+
+	write_config(conf, sizeof(conf), dir,
+		     "journal = no\nbackstop_restart = no\nlocal_node = here.example\n");
+	setenv("RUNTIME_DIRECTORY", dir, 1);
+	{
+		char *argv[] = { "brute-reportd", "--config", conf, "--stdin", NULL };
+		spawn(&c, argv);
+	}
+	unsetenv("RUNTIME_DIRECTORY");
+	ck_assert(write(c.in, in.buf, in.len) == (ssize_t)in.len);
+	ck_assert(state_is(dir, "records", "2"));
+	ck_assert(state_is(dir, "records_cut", "1"));
+	ck_assert(state_is(dir, "remote_ignored", "1"));
+	/* SIGUSR1: the counters, these two among them */
+	kill(c.pid, SIGUSR1);
+	ck_assert_msg(read_until(c.err, &log, "maybe cut by auditd 1,"), "%s", sb_str(&log));
+	ck_assert_msg(strstr(sb_str(&log), "of other hosts not acted upon 1,"), "%s", sb_str(&log));
+	kill(c.pid, SIGTERM);
+	ck_assert_int_eq(finish(&c, &out, &err), 0);
+	free(out);
+	free(err);
+	sb_free(&in);
+	sb_free(&cg);
+	sb_free(&log);
+	rm_rf(dir);
+}
+END_TEST
+
 /*
  * Input that stays readable: ppoll() returned at once without delivering
  * the blocked SIGTERM, which waited until the input was idle or at its end
@@ -1064,6 +1142,7 @@ Suite *daemon_suite(void)
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_bad_config_refused);
 	tcase_add_test(tc, test_plugin_latency_sigterm);
+	tcase_add_test(tc, test_plugin_remote_and_cut_counted);
 	tcase_add_test(tc, test_sigterm_under_steady_input);
 	tcase_add_test(tc, test_two_instances_one_spool);
 	tcase_add_test(tc, test_reload_refused_keeps_forwarding);

@@ -151,7 +151,8 @@ START_TEST(test_status_file)
 {
 	const char *d = make_tmpdir();
 	struct status_counters c = { .records = 12, .incidents = 3, .open = 1, .attacks = 2,
-				     .entries = 9, .queued = 7, .dropped = 1, .spooled = 4, .lost = 5 };
+				     .entries = 9, .queued = 7, .dropped = 1, .spooled = 4, .lost = 5,
+				     .cut = 6, .remote_ignored = 8 };
 	struct health h = { .brute = BRUTE_ACTIVE, .audit = AUDIT_ENABLED, .mode = 2,
 			    .rcvbuf = 8 << 20, .rcvbuf_want = 8 << 20 };
 	char dir[512], path[600], text[512], *s;
@@ -175,6 +176,9 @@ START_TEST(test_status_file)
 	ck_assert(strstr(s, "\nmode=0\n") != NULL);
 	ck_assert(strstr(s, "\nproblems=1\n") != NULL);
 	ck_assert(strstr(s, "\nalerts_queued=7\nalerts_dropped=1\nspooled=4\nlost=5\n") != NULL);
+	/* records maybe cut by auditd, entries of other hosts' records not acted upon */
+	ck_assert_msg(strstr(s, "\nlines_garbage=0\nrecords_cut=6\njournal_failures=0\n") != NULL, "%s", s);
+	ck_assert_msg(strstr(s, "\npeer_action_failures=0\nremote_ignored=8\nbackstop_restart=no\n") != NULL, "%s", s);
 	/* the last reload's verdict, on one line whatever the error says */
 	ck_assert(strstr(s, "\nreloads=3\nreload_result=failed\nreload_error=spool_dir /x: no\n") != NULL);
 	free(s);

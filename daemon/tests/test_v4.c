@@ -198,8 +198,8 @@ START_TEST(test_v4_endpoint_path)
 	ck_assert(!peer_same(&a, &b));
 	strcpy(a.lpath, "/run/svc.sock");
 	strcpy(b.lpath, "/run/svc.sock");
-	ck_assert(peer_bans_get(t, &a, 1) != NULL);
-	ck_assert(peer_bans_find(t, &b) == peer_bans_find(t, &a));
+	ck_assert(peer_bans_get(t, NULL, false, &a, 1) != NULL);
+	ck_assert(peer_bans_find(t, NULL, &b) == peer_bans_find(t, "", &a));
 	ck_assert_uint_eq(peer_bans_count(t), 1);
 	peer_bans_free(t);
 	ck_assert_str_eq(peer_endpoint(&a, buf, sizeof(buf)), "unix socket /run/svc.sock (inode 5) in netns 1");
@@ -431,6 +431,252 @@ START_TEST(test_v4_node)
 }
 END_TEST
 
+/* The n-th entry of a kind about hierarchy h of node ("" none), or -1. */
+static int find_node(const struct collected *c, enum entry_kind kind, const char *h, const char *node,
+		     int nth)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = entry_get(&c->e[i], "HIERARCHY"), *n = entry_get(&c->e[i], "NODE");
+
+		if (c->e[i].kind == kind && (!h || (v && !strcmp(v, h))) &&
+		    !strcmp(n ? n : "", node) && nth-- == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Two hosts' records in one stream (an auditd aggregator): their (uid,
+ * target) entries, peer bans and records_dropped= totals were one, since
+ * only hierarchies were keyed by node.  Host b's charges counted in host
+ * a's exec attack, b's lift of its ban ended a's (whose end then said
+ * nothing of it), b's peer ban overwrote a's, and each kernel's total of
+ * records it could not emit was taken for the other's (restarts, counted
+ * again, in every incident of both).  Now each is the host's own.
+ */
+#define NODE_A "node=a.example "
+#define NODE_B "node=b.example "
+#define EXEC_SUBJ "ppid=3000 pid=3004 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=pts0 ses=3 comm=\"crasher_suid\" exe=\"/usr/local/bin/crasher_suid\""
+#define ROOT_SUBJ "ppid=1 pid=4242 auid=1001 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts1 ses=7 comm=\"brutectl\" exe=\"/usr/sbin/brutectl\""
+#define CHARGE(t, f) "type=UNKNOWN[1712] msg=audit(1700001000." t "): brute_hierarchy=4295100000 origin=4295100004 attacker_uid=1000 target_dev=0:21 target_ino=1234 sig=11 si_code=1 faults=" f " period_ms=100 ema_ms=100 " EXEC_SUBJ "\n"
+#define EXEC(t, f) "type=UNKNOWN[1713] msg=audit(1700001000." t "): brute_hierarchy=4295100000 origin=4295100004 attack=exec attacker_uid=1000 target_dev=0:21 target_ino=1234 speed=fast faults=" f " ema_ms=100 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=ban " EXEC_SUBJ "\n"
+#define BAN(t, s, h) "type=UNKNOWN[1716] msg=audit(1700001000." t "): attacker_uid=1000 target_dev=0:21 target_ino=1234 target_name=\"crasher_suid\" ban_s=" s " brute_hierarchy=" h " " EXEC_SUBJ "\n"
+#define UNBAN(t, why) "type=UNKNOWN[1717] msg=audit(1700001000." t "): attacker_uid=1000 target_dev=0:21 target_ino=1234 target_name=\"crasher_suid\" reason=" why " denied=0 " ROOT_SUBJ "\n"
+#define PBAN(t, s, h, f) "type=UNKNOWN[1718] msg=audit(1700001000." t "): brute_hierarchy=" h " peer=10.0.0.1/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=22 faults=" f " ban_s=" s " " SUBJ "\n"
+#define PUNBAN(t, why) "type=UNKNOWN[1719] msg=audit(1700001000." t "): peer=10.0.0.1/32 netns=4026531840 transport=tcp laddr=0.0.0.0 lport=22 reason=" why " refused=3 " ROOT_SUBJ "\n"
+#define HCRASH(t) "type=UNKNOWN[1712] msg=audit(1700001000." t "): brute_hierarchy=4296000001 origin=4296000001 sig=11 si_code=1 faults=1 period_ms=0 ema_ms=0 " SUBJ "\n"
+#define DROPPED(t, n) "type=UNKNOWN[1715] msg=audit(1700001000." t "): tunable=peer_ban_time_s old=0 new=600 " ROOT_SUBJ " res=1 records_dropped=" n "\n"
+
+START_TEST(test_v4_node_tables)
+{
+	static const char stream[] =
+		NODE_A CHARGE("100:1", "1") NODE_A CHARGE("110:2", "2")
+		NODE_B CHARGE("120:1", "1") NODE_B CHARGE("130:2", "2") NODE_B CHARGE("140:3", "3")
+		NODE_A EXEC("150:3", "2")
+		NODE_A BAN("160:4", "900", "4295100004")
+		NODE_B BAN("170:4", "60", "4295100009")
+		NODE_B UNBAN("180:5", "lifted")
+		NODE_A UNBAN("190:5", "expired")
+		NODE_A PBAN("200:6", "900", "4297000001", "5")
+		NODE_B PBAN("210:6", "60", "4297000002", "7")
+		NODE_B PUNBAN("220:7", "lifted")
+		NODE_A PUNBAN("230:7", "expired")
+		NODE_A HCRASH("240:8") NODE_B HCRASH("250:8")
+		NODE_A DROPPED("260:9", "5") NODE_B DROPPED("270:9", "100") NODE_A DROPPED("280:10", "5");
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	struct correlate *corr;
+	struct parser *p;
+	int a, ua, ub, pa, pb, ca, cb;
+
+	correlate_config_defaults(&cfg);
+	cfg.record_time = true;
+	corr = correlate_new(&cfg, collect_cb, &c);
+	p = parser_new(keep_record, corr);
+	stderr_capture_begin();		/* the records the kernels could not emit are logged */
+	ck_assert_int_eq(parser_feed(p, stream, sizeof(stream) - 1), 0);
+	ck_assert_int_eq(parser_finish(p), 0);
+	ck_assert_uint_eq(parser_get_stats(p)->malformed, 0);
+	ck_assert_uint_eq(parser_get_stats(p)->records, 19);
+	/* a's (uid, target) entry (b's was lifted: forgotten), no peer ban left */
+	ck_assert_uint_eq(correlate_get_stats(corr)->targets, 1);
+	ck_assert_uint_eq(correlate_get_stats(corr)->peer_bans_kept, 0);
+	/* 5 lost by a's kernel, 100 by b's: nothing counted twice */
+	ck_assert_uint_eq(correlate_get_stats(corr)->kernel_dropped, 105);
+	correlate_close_all(corr, "end-of-input");
+	free(stderr_capture_end());
+	parser_free(p);
+	correlate_free(corr);
+
+	/* a's exec attack: a's 2 charges, not b's 3 besides */
+	a = find_node(&c, ENTRY_ATTACK, "4295100000", "a.example", 0);
+	ck_assert_int_ge(a, 0);
+	ck_assert_str_eq(field(&c, a, "CRASHES"), "2");
+	ck_assert_str_eq(field(&c, a, "PERIODS_MS"), "100,100");
+	/* b's lift ends b's ban; a's ban, still kept, ends when a says so */
+	ub = find_node(&c, ENTRY_UNBAN, NULL, "b.example", 0);
+	ua = find_node(&c, ENTRY_UNBAN, NULL, "a.example", 0);
+	ck_assert_int_ge(ub, 0);
+	ck_assert_int_ge(ua, 0);
+	ck_assert_str_eq(field(&c, ub, "REASON"), "lifted");
+	ck_assert_str_eq(field(&c, ub, "BAN_S"), "60");
+	ck_assert_str_eq(field(&c, ub, "HIERARCHY"), "4295100009");
+	ck_assert_str_eq(field(&c, ua, "REASON"), "expired");
+	ck_assert_str_eq(field(&c, ua, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, ua, "HIERARCHY"), "4295100004");
+	ck_assert_str_eq(field(&c, ua, "BANNED_MS"), "30");
+	ck_assert_msg(strncmp(c.e[ua].message, "[node a.example] Ban of uid 1000", 32) == 0, "%s", c.e[ua].message);
+	/* the same peer banned from the same endpoint on both hosts: two bans */
+	pb = find_node(&c, ENTRY_PEER_UNBAN, NULL, "b.example", 0);
+	pa = find_node(&c, ENTRY_PEER_UNBAN, NULL, "a.example", 0);
+	ck_assert_int_ge(pb, 0);
+	ck_assert_int_ge(pa, 0);
+	ck_assert_str_eq(field(&c, pb, "BAN_S"), "60");
+	ck_assert_str_eq(field(&c, pb, "FAULTS"), "7");
+	ck_assert_str_eq(field(&c, pb, "HIERARCHY"), "4297000002");
+	ck_assert_str_eq(field(&c, pa, "BAN_S"), "900");
+	ck_assert_str_eq(field(&c, pa, "FAULTS"), "5");
+	ck_assert_str_eq(field(&c, pa, "HIERARCHY"), "4297000001");
+	ck_assert_str_eq(field(&c, pa, "BANNED_MS"), "30");
+	/* each host's incident says what its own kernel could not emit */
+	ca = find_node(&c, ENTRY_CLOSED, "4296000001", "a.example", 0);
+	cb = find_node(&c, ENTRY_CLOSED, "4296000001", "b.example", 0);
+	ck_assert_int_ge(ca, 0);
+	ck_assert_int_ge(cb, 0);
+	ck_assert_str_eq(field(&c, ca, "RECORDS_DROPPED"), "5");
+	ck_assert_str_eq(field(&c, cb, "RECORDS_DROPPED"), "100");
+	collected_free(&c);
+}
+END_TEST
+
+/* Only what a flood of records leaves to check: unban and attack entries. */
+static void keep_some(const struct entry *e, void *userdata)
+{
+	if (e->kind == ENTRY_PEER_UNBAN || e->kind == ENTRY_UNBAN || e->kind == ENTRY_ATTACK)
+		collect_cb(e, userdata);
+}
+
+static void peer_record(struct brute_record *r, int type, const char *node, const char *addr)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	strtcpy(r->node, node, sizeof(r->node));
+	r->hierarchy = 7;
+	r->faults = 5;
+	r->ban_s = 900;
+	strcpy(r->reason, "expired");
+	r->peer.present = true;
+	r->peer.proto = PROTO_TCP;
+	strtcpy(r->peer.addr, addr, sizeof(r->peer.addr));
+	strcpy(r->peer.laddr, "0.0.0.0");
+	r->peer.lport = 22;
+	r->peer.netns = 1;
+}
+
+static void charge_record(struct brute_record *r, const char *node, uint64_t ino)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = BRUTE_TYPE_CRASH;
+	strtcpy(r->node, node, sizeof(r->node));
+	r->hierarchy = 9;
+	r->origin = 10;
+	r->has_target = true;
+	r->has_attacker = true;
+	r->attacker_uid = 1000;
+	r->target_minor = 21;
+	r->target_ino = ino;
+	r->faults = 1;
+	r->period_ms = 100;
+}
+
+/*
+ * Keyed by node, the bounded tables take more entries from the same
+ * records (one per host): a flood of another host's records must not cost
+ * this host's entries.  The bounds hold in all; another host's entries
+ * make room first, this host's never do for another host's.
+ */
+#define TABLE_MAX 65536		/* PEER_BANS_MAX, and correlate.c's TARGETS_MAX */
+
+START_TEST(test_v4_node_flood)
+{
+	struct brute_record *r = malloc(sizeof(*r));
+	struct correlate_config cfg;
+	struct collected c = { 0 };
+	const struct correlate_stats *st;
+	struct correlate *corr;
+	char addr[32];
+	int u, a;
+
+	ck_assert(r != NULL);
+	correlate_config_defaults(&cfg);
+	strcpy(cfg.local_node, "here.example");
+	corr = correlate_new(&cfg, keep_some, &c);
+	st = correlate_get_stats(corr);
+
+	/* this host's peer ban (no node=), then a full table of another host's */
+	peer_record(r, BRUTE_TYPE_PEER_BAN, "", "198.51.100.1/32");
+	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
+	for (unsigned i = 0; i < TABLE_MAX + 100; i++) {
+		snprintf(addr, sizeof(addr), "10.%u.%u.%u/32", i >> 16, (i >> 8) & 255, i & 255);
+		peer_record(r, BRUTE_TYPE_PEER_BAN, "evil.example", addr);
+		ck_assert_int_eq(correlate_record(corr, r, 2000), 0);
+	}
+	ck_assert_uint_eq(st->peer_bans_kept, TABLE_MAX);
+	peer_record(r, BRUTE_TYPE_PEER_UNBAN, "", "198.51.100.1/32");
+	ck_assert_int_eq(correlate_record(corr, r, 3000), 0);
+	u = find_entry(&c, ENTRY_PEER_UNBAN, 0);
+	ck_assert_int_ge(u, 0);
+	ck_assert_ptr_null(entry_get(&c.e[u], "NODE"));
+	ck_assert_ptr_nonnull(entry_get(&c.e[u], "BAN_S"));
+	ck_assert_str_eq(entry_get(&c.e[u], "BAN_S"), "900");
+	/* full of another host's: this host's new ban (node=local_node) takes one's place */
+	peer_record(r, BRUTE_TYPE_PEER_BAN, "evil.example", "10.255.255.255/32");
+	ck_assert_int_eq(correlate_record(corr, r, 3100), 0);
+	ck_assert_uint_eq(st->peer_bans_kept, TABLE_MAX);
+	peer_record(r, BRUTE_TYPE_PEER_BAN, "here.example", "198.51.100.2/32");
+	ck_assert_int_eq(correlate_record(corr, r, 3200), 0);
+	ck_assert_uint_eq(st->peer_bans_kept, TABLE_MAX);
+	peer_record(r, BRUTE_TYPE_PEER_UNBAN, "here.example", "198.51.100.2/32");
+	ck_assert_int_eq(correlate_record(corr, r, 3300), 0);
+	u = find_entry(&c, ENTRY_PEER_UNBAN, 1);
+	ck_assert_int_ge(u, 0);
+	ck_assert_ptr_nonnull(entry_get(&c.e[u], "BAN_S"));
+
+	/* (uid, target) entries: this host's first and a full table of them */
+	charge_record(r, "", 1234);
+	ck_assert_int_eq(correlate_record(corr, r, 4000), 0);
+	r->faults = 2;
+	ck_assert_int_eq(correlate_record(corr, r, 4001), 0);
+	for (unsigned i = 1; i < TABLE_MAX; i++) {
+		charge_record(r, "", 100000 + i);
+		ck_assert_int_eq(correlate_record(corr, r, 4100), 0);
+	}
+	ck_assert_uint_eq(st->targets, TABLE_MAX);
+	/* another host's charges of the same and other targets: not kept, this host's stay */
+	for (unsigned i = 0; i < 1000; i++) {
+		charge_record(r, "evil.example", i ? 200000 + i : 1234);
+		ck_assert_int_eq(correlate_record(corr, r, 4200), 0);
+	}
+	ck_assert_uint_eq(st->targets, TABLE_MAX);
+	ck_assert_uint_eq(st->charges, 2 + (TABLE_MAX - 1) + 1000);
+	/* this host's exec attack on the first target: its own 2 charges */
+	charge_record(r, "", 1234);
+	r->type = BRUTE_TYPE_ATTACK;
+	r->origin = 9;
+	r->attack = ATTACK_EXEC;
+	r->speed = SPEED_FAST;
+	r->action = ACTION_BAN;
+	r->faults = 2;
+	ck_assert_int_eq(correlate_record(corr, r, 4300), 0);
+	a = find_entry(&c, ENTRY_ATTACK, 0);
+	ck_assert_int_ge(a, 0);
+	ck_assert_str_eq(entry_get(&c.e[a], "CRASHES"), "2");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 Suite *v4_suite(void)
 {
 	Suite *s = suite_create("v4");
@@ -443,6 +689,12 @@ Suite *v4_suite(void)
 	tcase_add_test(tc, test_v4_v3_unchanged);
 	tcase_add_test(tc, test_v4_siem);
 	tcase_add_test(tc, test_v4_node);
+	tcase_add_test(tc, test_v4_node_tables);
+	suite_add_tcase(s, tc);
+	/* floods of 65536 records: a hang guard, not a time limit (ASan on a busy machine) */
+	tc = tcase_create("v4 nodes");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_v4_node_flood);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -34,6 +34,8 @@ static const char *const reportd_keys[] = {
 	/* issue 31: what it refused, journal failures, entries sent again, the last reload */
 	"records_malformed", "lines_oversized", "lines_garbage", "journal_failures", "siem_resent",
 	"reloads", "reload_result", "reload_error",
+	/* records taken at auditd's length limit, entries of other hosts' records not acted upon */
+	"records_cut", "remote_ignored",
 };
 _Static_assert(sizeof(reportd_keys) / sizeof(reportd_keys[0]) == N_REPORTD_KEYS,
 	       "N_REPORTD_KEYS (brutectl.h) counts reportd_keys");
