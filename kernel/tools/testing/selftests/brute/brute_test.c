@@ -1224,24 +1224,35 @@ static int peer_banned(const char *peer)
 	return found;
 }
 
-/* The refusals counted in @peer's entries of the peers file, or -1. */
-static int peer_refused(const char *peer)
+/*
+ * The sum of @field ("refused=") over the lines of @path that start with
+ * @key ("peer=10.199.0.2/32 "); -1 if no line does.
+ */
+static int entries_sum(const char *path, const char *key, const char *field)
 {
-	char line[512], want[80];
-	FILE *f = fopen(PEERS, "r");
-	int refused = -1;
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int sum = -1;
 
 	if (!f)
 		return -1;
-	snprintf(want, sizeof(want), "peer=%s ", peer);
 	while (fgets(line, sizeof(line), f)) {
-		const char *n = strstr(line, " refused=");
+		const char *n = strstr(line, field);
 
-		if (!strncmp(line, want, strlen(want)) && n)
-			refused = (refused < 0 ? 0 : refused) + atoi(n + 9);
+		if (!strncmp(line, key, strlen(key)) && n)
+			sum = (sum < 0 ? 0 : sum) + atoi(n + strlen(field));
 	}
 	fclose(f);
-	return refused;
+	return sum;
+}
+
+/* The refusals counted in @peer's entries of the peers file, or -1. */
+static int peer_refused(const char *peer)
+{
+	char key[80];
+
+	snprintf(key, sizeof(key), "peer=%s ", peer);
+	return entries_sum(PEERS, key, " refused=");
 }
 
 /* The faults of @uid's entry for @name in the targets file, or -1. */
@@ -2042,21 +2053,10 @@ static int trust(const char *what)
 /* The line of the trusted list for @entry ("10.0.0.0/8"): its crashes=. */
 static int trusted_crashes(const char *entry)
 {
-	char line[256], want[80];
-	FILE *f = fopen(TRUSTED, "r");
-	int crashes = -1;
+	char key[80];
 
-	if (!f)
-		return -1;
-	snprintf(want, sizeof(want), "trusted=%s ", entry);
-	while (fgets(line, sizeof(line), f)) {
-		const char *c = strstr(line, "crashes=");
-
-		if (!strncmp(line, want, strlen(want)) && c)
-			crashes = atoi(c + 8);
-	}
-	fclose(f);
-	return crashes;
+	snprintf(key, sizeof(key), "trusted=%s ", entry);
+	return entries_sum(TRUSTED, key, " crashes=");
 }
 
 /*
