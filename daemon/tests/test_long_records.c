@@ -158,6 +158,29 @@ START_TEST(test_refusals_logged)
 END_TEST
 
 /*
+ * A BRUTE_ATTACK record line of auditd's limit, AUDITD_LINE_MAX long (no newline): a long
+ * cgroup= (hex), then exe= cut between two bytes of its hex -- a valid, shorter path.
+ */
+void auditd_limit_line(struct strbuf *in)
+{
+	static const char head[] = "type=UNKNOWN[1713] msg=audit(1700000000.200:79): brute_hierarchy=5 origin=5 attack=backstop speed=fast faults=3 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=peer backstop_faults=3 cgroup=%s ppid=1 pid=100 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=3 comm=\"%s\" exe=2F";
+	struct strbuf cg = STRBUF_INIT;
+
+	sb_put(&cg, "2F", 2);
+	for (int i = 0; i < 3000; i++)
+		sb_put(&cg, "63", 2);
+	sb_printf(in, head, cg.buf, "victim");
+	if ((AUDITD_LINE_MAX - in->len) % 2) {
+		sb_reset(in);
+		sb_printf(in, head, cg.buf, "victimx");
+	}
+	while (in->len < AUDITD_LINE_MAX)
+		sb_put(in, "61", 2);
+	ck_assert_uint_eq(in->len, AUDITD_LINE_MAX);
+	sb_free(&cg);
+}
+
+/*
  * auditd cuts a record's text at MAX_AUDIT_MESSAGE_LENGTH: a line of that
  * length was taken silently, its exe= a shorter path than the kernel's.
  * Now it is taken with a warning naming it, and counted.  The netlink
@@ -166,25 +189,12 @@ END_TEST
  */
 START_TEST(test_auditd_cut_line)
 {
-	static const char head[] = "type=UNKNOWN[1713] msg=audit(1700000000.200:79): brute_hierarchy=5 origin=5 attack=backstop speed=fast faults=3 ema_ms=40 threshold_ms=30000 max_faults=200 brute_mode=2 mitigation=kill source=peer backstop_faults=3 cgroup=%s ppid=1 pid=100 auid=1000 uid=1000 gid=1000 euid=0 suid=0 fsuid=0 egid=1000 sgid=1000 fsgid=1000 tty=(none) ses=3 comm=\"%s\" exe=2F";
-	struct strbuf cg = STRBUF_INIT;
 	struct strbuf in = STRBUF_INIT;
 	struct parser *p = parser_new(nop, NULL);
 	char *log;
 
 	ck_assert_uint_ge(INPUT_NETLINK_BUF, NLMSG_HDRLEN + PARSER_LINE_MAX);
-	/* a long cgroup= (hex), then exe= cut between two bytes of its hex: a valid, shorter path */
-	sb_put(&cg, "2F", 2);
-	for (int i = 0; i < 3000; i++)
-		sb_put(&cg, "63", 2);
-	sb_printf(&in, head, cg.buf, "victim");
-	if ((AUDITD_LINE_MAX - in.len) % 2) {
-		sb_reset(&in);
-		sb_printf(&in, head, cg.buf, "victimx");
-	}
-	while (in.len < AUDITD_LINE_MAX)
-		sb_put(&in, "61", 2);
-	ck_assert_uint_eq(in.len, AUDITD_LINE_MAX);
+	auditd_limit_line(&in);
 	sb_putc(&in, '\n');
 	stderr_capture_begin();
 	ck_assert_int_eq(parser_feed(p, in.buf, in.len), 0);
@@ -196,7 +206,6 @@ START_TEST(test_auditd_cut_line)
 	free(log);
 	parser_free(p);
 	sb_free(&in);
-	sb_free(&cg);
 }
 END_TEST
 

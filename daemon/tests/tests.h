@@ -65,6 +65,9 @@ void run_fixture(const char *name, const struct correlate_config *cfg,
 		 struct collected *out, struct parser_stats *ps);
 /* Copy of an entry (deep). */
 void entry_copy(struct entry *dst, const struct entry *src);
+/* A BRUTE_ATTACK record line of auditd's limit, AUDITD_LINE_MAX long (test_long_records.c). */
+struct strbuf;
+void auditd_limit_line(struct strbuf *in);
 /* Index of the n-th entry of a kind, or -1. */
 int find_entry(const struct collected *c, enum entry_kind kind, int nth);
 
