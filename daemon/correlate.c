@@ -23,7 +23,7 @@
 #define DEAD_KEPT	4096
 /* what malloc adds to each block, for the byte accounting (glibc: 8-16) */
 #define ALLOC_OVERHEAD	16
-/* once the kernel is seen to close kill groups with a summary record, wait for it */
+/* once a host's kernel is seen to close kill groups with a summary record, wait for it */
 #define KILL_SUMMARY_WAIT_MS 1000
 /* records the kernel could not emit: logged at once, then at most once in this */
 #define DROPPED_LOG_INTERVAL_MS 60000
@@ -31,7 +31,7 @@
 #define MISSES_KEPT	64
 /* v4: trusted peers and relays named per incident (all are counted) */
 #define NAMES_KEPT	8
-/* nodes whose records_dropped= total is kept (this host's, and the other hosts last seen) */
+/* nodes whose kernel is known (records_dropped= total, kill summaries): this host's, the others last seen */
 #define NODES_KEPT	64
 
 struct kill_task {
@@ -118,8 +118,11 @@ struct target {
 struct hier {
 	uint64_t id;
 	char *node;		/* node= of its records, NULL: none (remote(): another host's) */
+	bool remote;		/* another host's, when last active: which of each pair of lists */
+	/* another host's, made while the table was full of this host's: evicted once its record is handled */
+	bool unkept;
 	struct hier *hnext;
-	struct hier *prev, *next;	/* LRU list: quiet, plain, incidents or dead */
+	struct hier *prev, *next;	/* LRU list: quiet, plain, incidents or dead (of its host's) */
 	struct list *list;		/* the one it is on */
 	bool dead;			/* deallocated: a tombstone, records ignored */
 	struct hier *kprev, *knext;	/* pending kill groups, by deadline */
@@ -144,12 +147,17 @@ struct list {
 	size_t n;
 };
 
-/* One kernel's total of records it could not emit (records_dropped=), by node=. */
-struct node_dropped {
+/*
+ * What is known of one kernel, by node=: its total of records it could not
+ * emit (records_dropped=), and whether it sends v2 kill summaries (another
+ * host's kernel may be older or newer than this one's).
+ */
+struct node_kernel {
 	bool used;
 	char *node;		/* NULL: records without node= */
 	uint64_t total;		/* its records_dropped= last seen */
-	uint64_t seen;		/* when (c->dropped_seen's count): the least recent is forgotten */
+	bool kill_summaries;	/* a v2 kill summary record of it was seen */
+	uint64_t seen;		/* when (c->kernels_seen's count): the least recent is forgotten */
 };
 
 struct correlate {
@@ -161,18 +169,21 @@ struct correlate {
 	/*
 	 * quiet: no boundary crossed, no incident (evicted first); plain:
 	 * boundaries crossed, no incident; incidents; dead: tombstones of
-	 * deallocated hierarchies (not counted in stats.hierarchies).
+	 * deallocated hierarchies (not counted in stats.hierarchies).  Each
+	 * twice: [0] this host's, [1] other hosts' (evicted first).
 	 */
-	struct list quiet, plain, incidents, dead;
+	struct list quiet[2], plain[2], incidents[2], dead[2];
 	struct hier *khead, *ktail;
 	struct target **tbuckets;
 	/* LRU, least recently charged first: [0] this host's, [1] other hosts' (evicted first) */
 	struct target *thead[2], *ttail[2];
-	bool kill_summaries;		/* a v2 kill summary record was seen */
 	struct peer_bans *peer_bans;	/* v3 peer bans seen, until their end */
-	/* each kernel's records_dropped= last seen: per node, totals of different hosts never mix */
-	struct node_dropped dropped[NODES_KEPT];
-	uint64_t dropped_seen;
+	/*
+	 * each kernel's records_dropped= last seen and kill summaries: per
+	 * node, different hosts' kernels never mix
+	 */
+	struct node_kernel kernels[NODES_KEPT];
+	uint64_t kernels_seen;
 	uint64_t dropped_total;		/* the total of the last record that added to it */
 	uint64_t dropped_logged;	/* stats.kernel_dropped when last logged */
 	uint64_t dropped_log_ms;	/* when (0: never) */
@@ -232,7 +243,18 @@ static void list_append(struct list *l, struct hier *h)
 
 static struct list *list_of(struct correlate *c, struct hier *h)
 {
-	return h->dead ? &c->dead : h->inc ? &c->incidents : h->boundaries ? &c->plain : &c->quiet;
+	return h->dead ? &c->dead[h->remote] : h->inc ? &c->incidents[h->remote] :
+	       h->boundaries ? &c->plain[h->remote] : &c->quiet[h->remote];
+}
+
+/* The least recently active of a pair of lists (this host's, other hosts'): their LRU order. */
+static struct hier *oldest(const struct list *pair)
+{
+	struct hier *a = pair[0].head, *b = pair[1].head;
+
+	if (!a || !b)
+		return a ? a : b;
+	return b->last_ms < a->last_ms ? b : a;
 }
 
 /* Onto the list its state says (at the tail: most recently active). */
@@ -919,72 +941,109 @@ static void bury_hier(struct correlate *c, struct hier *h)
 	h->unit = NULL;
 	h->cgroup = NULL;
 	h->dead = true;
+	h->remote = remote(c, h);
 	relist(c, h);
 	c->stats.hierarchies--;
-	if (c->dead.n > DEAD_KEPT)
-		drop_hier(c, c->dead.head);
+	/* another host's tombstone first; this host's only for one of its own (else h itself) */
+	if (c->dead[0].n + c->dead[1].n > DEAD_KEPT)
+		drop_hier(c, c->dead[1].head ? c->dead[1].head : c->dead[0].head);
 }
 
-static void evict_one(struct correlate *c)
+/*
+ * Which hierarchy makes room for one of a host (remote: another host's),
+ * never keep (the one being updated): the least recently active that never
+ * crossed a boundary, then one without an incident, then the least recently
+ * active incident; other hosts' first, and this host's only for one of its
+ * own: other hosts' records never displace this host's hierarchies (NULL:
+ * none may go).
+ */
+static struct hier *hier_victim(struct correlate *c, bool remote, const struct hier *keep)
 {
-	/* the least recently active that never crossed a boundary, then any quiet one */
-	struct hier *h = c->quiet.head ? c->quiet.head : c->plain.head;
+	for (int l = 1; l >= (remote ? 1 : 0); l--) {
+		struct list *lists[] = { &c->quiet[l], &c->plain[l], &c->incidents[l] };
 
-	if (!h) {
-		h = c->incidents.head;
-		if (!h)
-			return;
-		close_incident(c, h, "evicted", NULL, close_time_usec(c));
+		for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+			struct hier *v = lists[i]->head;
+
+			if (v && v == keep)
+				v = v->next;
+			if (v)
+				return v;
+		}
 	}
+	return NULL;
+}
+
+/* Forget h to make room: its incident, if any, closed (reason "evicted"). */
+static void evict_hier(struct correlate *c, struct hier *h)
+{
+	if (h->inc)
+		close_incident(c, h, "evicted", NULL, close_time_usec(c));
 	drop_hier(c, h);
 	c->stats.evictions++;
 }
 
 /*
  * Over max_memory (a hierarchy grew: a new path, kills): evict in the
- * usual order, never keep itself (the one being updated).
+ * usual order, never keep (the one being updated), unless keep is another
+ * host's and only this host's could make room: then keep goes (it returns
+ * after evicting it).
  */
 static void enforce_memory(struct correlate *c, struct hier *keep)
 {
 	while (c->stats.memory > c->cfg.max_memory) {
-		struct list *lists[] = { &c->quiet, &c->plain, &c->incidents };
-		struct hier *v = NULL;
+		bool rem = keep && keep->remote;
+		struct hier *v = hier_victim(c, rem, keep);
 
-		for (size_t i = 0; i < ARRAY_SIZE(lists) && !v; i++) {
-			v = lists[i]->head;
-			if (v == keep)
-				v = v->next;
-		}
+		if (!v && rem && hier_victim(c, false, keep))
+			v = keep;
 		if (!v)
 			return;
-		if (v->inc)
-			close_incident(c, v, "evicted", NULL, close_time_usec(c));
-		drop_hier(c, v);
-		c->stats.evictions++;
+		evict_hier(c, v);
+		if (v == keep)
+			return;
 	}
 }
 
+/*
+ * Find or create, and mark as the most recently active.  A new one of
+ * another host when the table is full of this host's is made all the same
+ * (its record is reported), but unkept: record_one() evicts it once the
+ * record is handled.
+ */
 static struct hier *get_hier(struct correlate *c, const char *node, uint64_t id, uint64_t now_ms)
 {
 	struct hier *h = hash_find(c, node, id);
+	bool rem = !record_node_local(node, c->cfg.local_node), unkept = false;
 	size_t k;
 
 	if (h) {
 		if (h->dead)
 			return h;
+		/* its lists as the configuration says now (local_node may have changed) */
 		list_remove(h->list, h);
-		list_append(h->list, h);
+		h->list = NULL;
+		h->remote = rem;
+		relist(c, h);
 		h->last_ms = now_ms;
 		return h;
 	}
-	while ((c->stats.hierarchies >= c->cfg.max_hierarchies ||
-		c->stats.memory > c->cfg.max_memory) && c->stats.hierarchies > 0)
-		evict_one(c);
+	while (!unkept && (c->stats.hierarchies >= c->cfg.max_hierarchies ||
+			   c->stats.memory > c->cfg.max_memory) && c->stats.hierarchies > 0) {
+		struct hier *v = hier_victim(c, rem, NULL);
+
+		if (v)
+			evict_hier(c, v);
+		else
+			unkept = true;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
 	charge(c, h, sizeof(*h) + ALLOC_OVERHEAD, 0);
 	h->id = id;
+	h->remote = rem;
+	h->unkept = unkept;
 	if (node && *node) {
 		h->node = strdup(node);
 		if (!h->node) {
@@ -1695,25 +1754,28 @@ static bool dropped_log_due(const struct correlate *c, uint64_t now_ms)
 }
 
 /*
- * The records_dropped= total last seen from this node's kernel (0 for a
- * node not seen yet: its first total is counted whole).  NODES_KEPT nodes
- * are kept: a new one takes the place of the least recently seen other
- * host (this host's, no node= or local_node, are never forgotten so).
- * NULL without memory.
+ * What is known of this node's kernel: its records_dropped= total last
+ * seen (0 for a node not seen yet: its first total is counted whole),
+ * whether it sends kill summaries.  NODES_KEPT nodes are kept: a new one
+ * (add) takes the place of the least recently seen other host (this
+ * host's, no node= or local_node, are never forgotten so).  NULL: not seen
+ * (without add), or without memory.
  */
-static uint64_t *node_dropped_total(struct correlate *c, const char *node)
+static struct node_kernel *node_kernel(struct correlate *c, const char *node, bool add)
 {
-	struct node_dropped *v = NULL;
+	struct node_kernel *v = NULL;
 	size_t i;
 
 	for (i = 0; i < NODES_KEPT; i++)
-		if (c->dropped[i].used && record_node_same(c->dropped[i].node, node)) {
-			c->dropped[i].seen = ++c->dropped_seen;
-			return &c->dropped[i].total;
+		if (c->kernels[i].used && record_node_same(c->kernels[i].node, node)) {
+			c->kernels[i].seen = ++c->kernels_seen;
+			return &c->kernels[i];
 		}
+	if (!add)
+		return NULL;
 	/* a free place, else the least recently seen other host */
 	for (i = 0; i < NODES_KEPT && (!v || v->used); i++) {
-		struct node_dropped *d = &c->dropped[i];
+		struct node_kernel *d = &c->kernels[i];
 
 		if (!d->used || (!record_node_local(d->node, c->cfg.local_node) &&
 				 (!v || d->seen < v->seen)))
@@ -1726,20 +1788,20 @@ static uint64_t *node_dropped_total(struct correlate *c, const char *node)
 	if (node && *node && !(v->node = strdup(node)))
 		return NULL;
 	v->used = true;
-	v->seen = ++c->dropped_seen;
-	return &v->total;
+	v->seen = ++c->kernels_seen;
+	return v;
 }
 
 static void on_records_dropped(struct correlate *c, const struct brute_record *r, uint64_t now_ms)
 {
-	uint64_t *total = node_dropped_total(c, r->node);
+	struct node_kernel *k = node_kernel(c, r->node, true);
 	uint64_t lost;
 
-	if (!total)
+	if (!k)
 		return;
 	/* a smaller total: the kernel's count restarted (a reboot in a replayed log) */
-	lost = r->records_dropped >= *total ? r->records_dropped - *total : r->records_dropped;
-	*total = r->records_dropped;
+	lost = r->records_dropped >= k->total ? r->records_dropped - k->total : r->records_dropped;
+	k->total = r->records_dropped;
 	if (!lost)
 		return;
 	c->stats.kernel_dropped += lost;
@@ -1747,9 +1809,10 @@ static void on_records_dropped(struct correlate *c, const struct brute_record *r
 	audit_id(r, c->dropped_id, sizeof(c->dropped_id));
 	strtcpy(c->dropped_node, r->node, sizeof(c->dropped_node));
 	/* the incidents of that host only: another host's kernel lost nothing of them */
-	for (struct hier *h = c->incidents.head; h; h = h->next)
-		if (record_node_same(h->node, r->node))
-			h->inc->records_dropped += lost;
+	for (int l = 0; l < 2; l++)
+		for (struct hier *h = c->incidents[l].head; h; h = h->next)
+			if (record_node_same(h->node, r->node))
+				h->inc->records_dropped += lost;
 	if (dropped_log_due(c, now_ms))
 		log_dropped(c, now_ms);
 }
@@ -1790,9 +1853,12 @@ static void on_kill_summary(struct correlate *c, const struct brute_record *r)
 {
 	struct hier *h = hash_find(c, r->node, r->hierarchy);
 	struct incident *inc = h ? h->inc : NULL;
+	struct node_kernel *k = node_kernel(c, r->node, true);
 	uint64_t group, add;
 
-	c->kill_summaries = true;
+	/* that kernel's, not another host's, which may be older */
+	if (k)
+		k->kill_summaries = true;
 	if (h && !h->dead)
 		set_cgroup(c, h, r->cgroup);	/* v4: the crashing task's cgroup */
 	if (!inc) {
@@ -1826,6 +1892,7 @@ static void on_kill_summary(struct correlate *c, const struct brute_record *r)
 static void on_kill(struct correlate *c, struct hier *h, const struct brute_record *r, uint64_t now_ms)
 {
 	struct incident *inc = open_incident(c, h, record_usec(r));
+	const struct node_kernel *kernel;
 
 	if (!inc)
 		return;
@@ -1861,7 +1928,9 @@ static void on_kill(struct correlate *c, struct hier *h, const struct brute_reco
 	}
 deadline:
 	inc->kill_deadline = now_ms + c->cfg.kill_coalesce_ms;
-	if (c->kill_summaries && c->cfg.kill_coalesce_ms < KILL_SUMMARY_WAIT_MS)
+	/* its host's kernel is seen to close kill groups with a summary: wait for it */
+	kernel = node_kernel(c, h->node, false);
+	if (kernel && kernel->kill_summaries && c->cfg.kill_coalesce_ms < KILL_SUMMARY_WAIT_MS)
 		inc->kill_deadline = now_ms + KILL_SUMMARY_WAIT_MS;
 	kill_list_append(c, h);
 }
@@ -1971,6 +2040,11 @@ static int record_one(struct correlate *c, const struct brute_record *r, uint64_
 		break;
 	}
 	relist(c, h);	/* boundaries crossed: no longer among the first evicted */
+	if (h->unkept) {
+		/* another host's, the table full of this host's: reported, then evicted at once */
+		evict_hier(c, h);
+		return 0;
+	}
 	enforce_memory(c, h);
 	return 0;
 }
@@ -1996,12 +2070,12 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 
 	while ((h = c->khead) && h->inc && h->inc->kill_deadline <= now_ms)
 		emit_kills(c, h);
-	while ((h = c->incidents.head) && now_ms - h->last_ms >= c->cfg.incident_idle_ms &&
+	while ((h = oldest(c->incidents)) && now_ms - h->last_ms >= c->cfg.incident_idle_ms &&
 	       now_ms >= h->last_ms) {
 		close_incident(c, h, "idle", NULL, close_time_usec(c));
 	}
-	for (struct list *l = &c->quiet; l; l = l == &c->quiet ? &c->plain : NULL)
-		while ((h = l->head) && now_ms >= h->last_ms &&
+	for (struct list *l = c->quiet; l; l = l == c->quiet ? c->plain : NULL)
+		while ((h = oldest(l)) && now_ms >= h->last_ms &&
 		       now_ms - h->last_ms >= c->cfg.hierarchy_idle_ms) {
 			drop_hier(c, h);
 			c->stats.expired++;
@@ -2024,15 +2098,16 @@ void correlate_tick(struct correlate *c, uint64_t now_ms)
 uint64_t correlate_next_deadline(const struct correlate *c)
 {
 	uint64_t d = UINT64_MAX;
+	const struct hier *h;
 
 	if (c->khead && c->khead->inc)
 		d = c->khead->inc->kill_deadline;
-	if (c->incidents.head && c->incidents.head->last_ms + c->cfg.incident_idle_ms < d)
-		d = c->incidents.head->last_ms + c->cfg.incident_idle_ms;
-	if (c->plain.head && c->plain.head->last_ms + c->cfg.hierarchy_idle_ms < d)
-		d = c->plain.head->last_ms + c->cfg.hierarchy_idle_ms;
-	if (c->quiet.head && c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms < d)
-		d = c->quiet.head->last_ms + c->cfg.hierarchy_idle_ms;
+	if ((h = oldest(c->incidents)) && h->last_ms + c->cfg.incident_idle_ms < d)
+		d = h->last_ms + c->cfg.incident_idle_ms;
+	if ((h = oldest(c->plain)) && h->last_ms + c->cfg.hierarchy_idle_ms < d)
+		d = h->last_ms + c->cfg.hierarchy_idle_ms;
+	if ((h = oldest(c->quiet)) && h->last_ms + c->cfg.hierarchy_idle_ms < d)
+		d = h->last_ms + c->cfg.hierarchy_idle_ms;
 	/* records the kernel could not emit that the last minute held back */
 	if (c->stats.kernel_dropped > c->dropped_logged &&
 	    c->dropped_log_ms + DROPPED_LOG_INTERVAL_MS < d)
@@ -2042,10 +2117,13 @@ uint64_t correlate_next_deadline(const struct correlate *c)
 
 void correlate_close_all(struct correlate *c, const char *reason)
 {
+	struct hier *h;
+
 	while (c->khead)
 		emit_kills(c, c->khead);
-	while (c->incidents.head)
-		close_incident(c, c->incidents.head, reason, NULL, close_time_usec(c));
+	/* the least recently active first, whatever the host */
+	while ((h = oldest(c->incidents)))
+		close_incident(c, h, reason, NULL, close_time_usec(c));
 	if (c->stats.kernel_dropped > c->dropped_logged)
 		log_dropped(c, c->dropped_log_ms);
 }
@@ -2078,11 +2156,14 @@ struct correlate *correlate_new(const struct correlate_config *cfg,
 
 void correlate_set_config(struct correlate *c, const struct correlate_config *cfg, uint64_t now_ms)
 {
+	struct hier *v;
+
 	c->cfg = *cfg;
 	if (c->cfg.max_hierarchies == 0)
 		c->cfg.max_hierarchies = 1;
-	while (c->stats.hierarchies > c->cfg.max_hierarchies)
-		evict_one(c);
+	/* other hosts' first */
+	while (c->stats.hierarchies > c->cfg.max_hierarchies && (v = hier_victim(c, false, NULL)))
+		evict_hier(c, v);
 	enforce_memory(c, NULL);
 	correlate_tick(c, now_ms);
 }
@@ -2091,20 +2172,22 @@ void correlate_free(struct correlate *c)
 {
 	if (!c)
 		return;
-	while (c->quiet.head)
-		drop_hier(c, c->quiet.head);
-	while (c->plain.head)
-		drop_hier(c, c->plain.head);
-	while (c->incidents.head)
-		drop_hier(c, c->incidents.head);
-	while (c->dead.head)
-		drop_hier(c, c->dead.head);
+	for (int l = 0; l < 2; l++) {
+		while (c->quiet[l].head)
+			drop_hier(c, c->quiet[l].head);
+		while (c->plain[l].head)
+			drop_hier(c, c->plain[l].head);
+		while (c->incidents[l].head)
+			drop_hier(c, c->incidents[l].head);
+		while (c->dead[l].head)
+			drop_hier(c, c->dead[l].head);
+	}
 	for (int l = 0; l < 2; l++)
 		while (c->thead[l])
 			target_drop(c, c->thead[l]);
 	peer_bans_free(c->peer_bans);
 	for (size_t i = 0; i < NODES_KEPT; i++)
-		free(c->dropped[i].node);
+		free(c->kernels[i].node);
 	free(c->tbuckets);
 	free(c->buckets);
 	free(c);

@@ -28,10 +28,16 @@
  * Records of several hosts (an auditd aggregator's node=NAME) never mix:
  * every table is keyed by node too (hierarchies by (node, id), pairs by
  * (node, uid, target), peer bans by (node, peer, endpoint), each kernel's
- * records_dropped= total by node).  The pairs and the peer bans are bounded
- * in all, whatever the number of hosts; when full, another host's entry
- * makes room first, and this host's (no node=, or local_node) only for one
- * of this host: other hosts' records never displace this host's entries.
+ * records_dropped= total and whether it sends kill summaries by node).  The
+ * hierarchies (max_hierarchies, max_memory, the deallocated ids), the pairs
+ * and the peer bans are bounded in all, whatever the number of hosts; when
+ * full, another host's entry makes room first (hierarchies in the order
+ * above among another host's), and this host's (no node=, or local_node)
+ * only for one of this host: other hosts' records never displace this
+ * host's entries.  A new hierarchy of another host that only this host's
+ * could make room for (or another host's that grew, over max_memory) is
+ * reported all the same, then evicted at once, its record handled: its
+ * incident, if its record opened one, closed "evicted" and counted.
  *
  * Time ("now_ms") is whatever clock the caller uses consistently: the
  * monotonic clock when live, record time when replaying a log.
