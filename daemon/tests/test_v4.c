@@ -695,6 +695,51 @@ static void hier_record(struct brute_record *r, int type, const char *node, uint
 	strcpy(r->subj.exe, "/t");
 }
 
+/*
+ * The hierarchy tests' correlator, of record time, its entries collected
+ * in c; max_hierarchies (0: the default) and local_node ("" none) set.
+ */
+struct node_fix {
+	struct brute_record *r;
+	struct correlate_config cfg;
+	struct collected c;
+	struct correlate *corr;
+	const struct correlate_stats *st;
+};
+
+static void node_fix_start(struct node_fix *f, unsigned max_hierarchies, const char *local_node)
+{
+	memset(f, 0, sizeof(*f));
+	f->r = malloc(sizeof(*f->r));
+	ck_assert(f->r != NULL);
+	correlate_config_defaults(&f->cfg);
+	if (max_hierarchies)
+		f->cfg.max_hierarchies = max_hierarchies;
+	f->cfg.record_time = true;
+	if (*local_node)
+		strcpy(f->cfg.local_node, local_node);
+	f->corr = correlate_new(&f->cfg, collect_cb, &f->c);
+	ck_assert(f->corr != NULL);
+	f->st = correlate_get_stats(f->corr);
+}
+
+static void node_fix_end(struct node_fix *f)
+{
+	correlate_free(f->corr);
+	collected_free(&f->c);
+	free(f->r);
+}
+
+/* A kill record of hierarchy id of node at ms: process opid killed. */
+static void kill_record(struct brute_record *r, const char *node, uint64_t id, uint64_t ms,
+			uint32_t opid)
+{
+	hier_record(r, BRUTE_TYPE_KILL, node, id, ms);
+	r->opid = opid;
+	strcpy(r->ocomm, "t");
+	strcpy(r->oexe, "/t");
+}
+
 /* How many entries of a kind are about node ("" none). */
 static unsigned count_node(const struct collected *c, enum entry_kind kind, const char *node)
 {
@@ -729,112 +774,100 @@ static const char *closed_why(const struct collected *c, const char *h, const ch
 
 START_TEST(test_v4_node_hier_flood)
 {
-	struct brute_record *r = malloc(sizeof(*r));
-	struct correlate_config cfg;
-	struct collected c = { 0 };
-	const struct correlate_stats *st;
-	struct correlate *corr;
+	struct node_fix f;
 	int i1;
 
-	ck_assert(r != NULL);
-	correlate_config_defaults(&cfg);
-	cfg.max_hierarchies = HIERS_MAX;
-	cfg.record_time = true;
-	strcpy(cfg.local_node, "here.example");
-	corr = correlate_new(&cfg, collect_cb, &c);
-	st = correlate_get_stats(corr);
+	node_fix_start(&f, HIERS_MAX, "here.example");
 
 	/* a table full of this host's: open incidents without node= and of local_node, one quiet */
 	for (uint64_t i = 1; i < HIERS_MAX; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, i % 2 ? "" : "here.example", i, 1000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 1000 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, i % 2 ? "" : "here.example", i, 1000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 1000 + i), 0);
 	}
-	hier_record(r, BRUTE_TYPE_HIERARCHY, "", HIERS_MAX, 1100);
-	r->status = HIER_ALLOCATED;
-	ck_assert_int_eq(correlate_record(corr, r, 1100), 0);
-	ck_assert_uint_eq(st->hierarchies, HIERS_MAX);
-	ck_assert_uint_eq(st->incidents, HIERS_MAX - 1);
+	hier_record(f.r, BRUTE_TYPE_HIERARCHY, "", HIERS_MAX, 1100);
+	f.r->status = HIER_ALLOCATED;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1100), 0);
+	ck_assert_uint_eq(f.st->hierarchies, HIERS_MAX);
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX - 1);
 
 	/* another host's flood of new hierarchies (this host's ids among them), an attack */
 	for (uint64_t i = 1; i <= 1000; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "evil.example", i, 2000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 2000 + i), 0);
-		ck_assert_uint_le(st->hierarchies, HIERS_MAX);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "evil.example", i, 2000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 2000 + i), 0);
+		ck_assert_uint_le(f.st->hierarchies, HIERS_MAX);
 	}
-	hier_record(r, BRUTE_TYPE_ATTACK, "evil.example", 5000, 3500);
-	r->attack = ATTACK_FORK;
-	r->speed = SPEED_FAST;
-	r->action = ACTION_KILL;
-	r->mode = 2;
-	ck_assert_int_eq(correlate_record(corr, r, 3500), 0);
+	hier_record(f.r, BRUTE_TYPE_ATTACK, "evil.example", 5000, 3500);
+	f.r->attack = ATTACK_FORK;
+	f.r->speed = SPEED_FAST;
+	f.r->action = ACTION_KILL;
+	f.r->mode = 2;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 3500), 0);
 	/* this host's are all kept; each of the other host's was closed at once, evicted */
-	ck_assert_uint_eq(st->hierarchies, HIERS_MAX);
-	ck_assert_uint_eq(st->incidents, HIERS_MAX - 1);
-	ck_assert_uint_eq(st->evictions, 1001);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "here.example"), 0);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "evil.example"), 1001);
-	ck_assert_str_eq(closed_why(&c, "1", "evil.example"), "evicted");
-	ck_assert_str_eq(field(&c, find_node(&c, ENTRY_CLOSED, "1", "evil.example", 0), "CRASHES"), "1");
+	ck_assert_uint_eq(f.st->hierarchies, HIERS_MAX);
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX - 1);
+	ck_assert_uint_eq(f.st->evictions, 1001);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "here.example"), 0);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "evil.example"), 1001);
+	ck_assert_str_eq(closed_why(&f.c, "1", "evil.example"), "evicted");
+	ck_assert_str_eq(field(&f.c, find_node(&f.c, ENTRY_CLOSED, "1", "evil.example", 0), "CRASHES"), "1");
 	/* reported all the same: the attack alert, then its incident's summary */
-	ck_assert_int_ge(find_node(&c, ENTRY_ATTACK, "5000", "evil.example", 0), 0);
-	ck_assert_int_lt(find_node(&c, ENTRY_ATTACK, "5000", "evil.example", 0),
-			 find_node(&c, ENTRY_CLOSED, "5000", "evil.example", 0));
-	ck_assert_str_eq(closed_why(&c, "5000", "evil.example"), "evicted");
-	ck_assert_str_eq(field(&c, find_node(&c, ENTRY_CLOSED, "5000", "evil.example", 0), "ATTACKS"), "1");
+	ck_assert_int_ge(find_node(&f.c, ENTRY_ATTACK, "5000", "evil.example", 0), 0);
+	ck_assert_int_lt(find_node(&f.c, ENTRY_ATTACK, "5000", "evil.example", 0),
+			 find_node(&f.c, ENTRY_CLOSED, "5000", "evil.example", 0));
+	ck_assert_str_eq(closed_why(&f.c, "5000", "evil.example"), "evicted");
+	ck_assert_str_eq(field(&f.c, find_node(&f.c, ENTRY_CLOSED, "5000", "evil.example", 0), "ATTACKS"), "1");
 	/* this host's incident goes on: its next crash is counted in it, none opens */
-	hier_record(r, BRUTE_TYPE_CRASH, "", 1, 4000);
-	r->faults = 2;
-	ck_assert_int_eq(correlate_record(corr, r, 4000), 0);
-	ck_assert_uint_eq(st->opened, HIERS_MAX - 1 + 1001);
+	hier_record(f.r, BRUTE_TYPE_CRASH, "", 1, 4000);
+	f.r->faults = 2;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 4000), 0);
+	ck_assert_uint_eq(f.st->opened, HIERS_MAX - 1 + 1001);
 
 	/* room for 8 more: the other host's are kept */
-	cfg.max_hierarchies = HIERS_MAX + 8;
-	correlate_set_config(corr, &cfg, 4100);
+	f.cfg.max_hierarchies = HIERS_MAX + 8;
+	correlate_set_config(f.corr, &f.cfg, 4100);
 	for (uint64_t i = 1; i <= 8; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "evil.example", 3000 + i, 5000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 5000 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "evil.example", 3000 + i, 5000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 5000 + i), 0);
 	}
-	ck_assert_uint_eq(st->hierarchies, HIERS_MAX + 8);
-	ck_assert_uint_eq(st->incidents, HIERS_MAX - 1 + 8);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "evil.example"), 1001);
+	ck_assert_uint_eq(f.st->hierarchies, HIERS_MAX + 8);
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX - 1 + 8);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "evil.example"), 1001);
 	/* a new one of this host: another host's incident goes before this host's quiet one */
-	hier_record(r, BRUTE_TYPE_CRASH, "", 100, 6000);
-	ck_assert_int_eq(correlate_record(corr, r, 6000), 0);
-	ck_assert_str_eq(closed_why(&c, "3001", "evil.example"), "evicted");
-	ck_assert_uint_eq(st->incidents, HIERS_MAX - 1 + 8);
+	hier_record(f.r, BRUTE_TYPE_CRASH, "", 100, 6000);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 6000), 0);
+	ck_assert_str_eq(closed_why(&f.c, "3001", "evil.example"), "evicted");
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX - 1 + 8);
 	/* a new one of the other host: its own oldest goes */
-	hier_record(r, BRUTE_TYPE_CRASH, "evil.example", 3100, 6100);
-	ck_assert_int_eq(correlate_record(corr, r, 6100), 0);
-	ck_assert_str_eq(closed_why(&c, "3002", "evil.example"), "evicted");
-	ck_assert_ptr_null(closed_why(&c, "3100", "evil.example"));
+	hier_record(f.r, BRUTE_TYPE_CRASH, "evil.example", 3100, 6100);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 6100), 0);
+	ck_assert_str_eq(closed_why(&f.c, "3002", "evil.example"), "evicted");
+	ck_assert_ptr_null(closed_why(&f.c, "3100", "evil.example"));
 	/* 7 more of this host: the other host's 7 left go */
 	for (uint64_t i = 1; i <= 7; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "here.example", 100 + i, 6200 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 6200 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "here.example", 100 + i, 6200 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 6200 + i), 0);
 	}
-	ck_assert_str_eq(closed_why(&c, "3100", "evil.example"), "evicted");
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "evil.example"), 1001 + 9);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "here.example"), 0);
-	ck_assert_uint_eq(st->incidents, HIERS_MAX - 1 + 8);
+	ck_assert_str_eq(closed_why(&f.c, "3100", "evil.example"), "evicted");
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "evil.example"), 1001 + 9);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "here.example"), 0);
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX - 1 + 8);
 	/* full of this host's: for one of its own, the usual order (quiet first, then the oldest incident) */
-	hier_record(r, BRUTE_TYPE_CRASH, "", 200, 6300);
-	ck_assert_int_eq(correlate_record(corr, r, 6300), 0);
-	ck_assert_uint_eq(st->incidents, HIERS_MAX + 8);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
-	hier_record(r, BRUTE_TYPE_CRASH, "", 201, 6400);
-	ck_assert_int_eq(correlate_record(corr, r, 6400), 0);
-	ck_assert_str_eq(closed_why(&c, "2", "here.example"), "evicted");
-	ck_assert_uint_eq(st->hierarchies, HIERS_MAX + 8);
+	hier_record(f.r, BRUTE_TYPE_CRASH, "", 200, 6300);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 6300), 0);
+	ck_assert_uint_eq(f.st->incidents, HIERS_MAX + 8);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
+	hier_record(f.r, BRUTE_TYPE_CRASH, "", 201, 6400);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 6400), 0);
+	ck_assert_str_eq(closed_why(&f.c, "2", "here.example"), "evicted");
+	ck_assert_uint_eq(f.st->hierarchies, HIERS_MAX + 8);
 
-	correlate_close_all(corr, "end-of-input");
-	i1 = find_node(&c, ENTRY_CLOSED, "1", "", 0);
-	ck_assert_str_eq(field(&c, i1, "CLOSE_REASON"), "end-of-input");
-	ck_assert_str_eq(field(&c, i1, "CRASHES"), "2");
-	correlate_free(corr);
-	collected_free(&c);
-	free(r);
+	correlate_close_all(f.corr, "end-of-input");
+	i1 = find_node(&f.c, ENTRY_CLOSED, "1", "", 0);
+	ck_assert_str_eq(field(&f.c, i1, "CLOSE_REASON"), "end-of-input");
+	ck_assert_str_eq(field(&f.c, i1, "CRASHES"), "2");
+	node_fix_end(&f);
 }
 END_TEST
 
@@ -844,73 +877,57 @@ END_TEST
  */
 START_TEST(test_v4_node_hier_memory)
 {
-	struct brute_record *r = malloc(sizeof(*r));
-	struct correlate_config cfg;
-	struct collected c = { 0 };
-	const struct correlate_stats *st;
-	struct correlate *corr;
+	struct node_fix f;
 
-	ck_assert(r != NULL);
-	correlate_config_defaults(&cfg);
-	cfg.record_time = true;
-	corr = correlate_new(&cfg, collect_cb, &c);
-	st = correlate_get_stats(corr);
+	node_fix_start(&f, 0, "");
 	for (uint64_t i = 1; i <= 8; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "", i, 1000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 1000 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "", i, 1000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 1000 + i), 0);
 	}
 	/* the bytes of this host's 8 incidents are all there is room for */
-	cfg.max_memory = st->memory;
-	correlate_set_config(corr, &cfg, 1100);
+	f.cfg.max_memory = f.st->memory;
+	correlate_set_config(f.corr, &f.cfg, 1100);
 	for (uint64_t i = 1; i <= 100; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "evil.example", i, 2000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 2000 + i), 0);
-		ck_assert_uint_le(st->memory, cfg.max_memory);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "evil.example", i, 2000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 2000 + i), 0);
+		ck_assert_uint_le(f.st->memory, f.cfg.max_memory);
 	}
-	ck_assert_uint_eq(st->incidents, 8);
-	ck_assert_uint_eq(st->evictions, 100);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, "evil.example"), 100);
-	ck_assert_str_eq(closed_why(&c, "100", "evil.example"), "evicted");
+	ck_assert_uint_eq(f.st->incidents, 8);
+	ck_assert_uint_eq(f.st->evictions, 100);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, "evil.example"), 100);
+	ck_assert_str_eq(closed_why(&f.c, "100", "evil.example"), "evicted");
 
 	/* the other host's 4 kept in more room; then this host's incident grows (a kill) */
-	cfg.max_memory = (size_t)1 << 30;
-	correlate_set_config(corr, &cfg, 3000);
+	f.cfg.max_memory = (size_t)1 << 30;
+	correlate_set_config(f.corr, &f.cfg, 3000);
 	for (uint64_t i = 1; i <= 4; i++) {
-		hier_record(r, BRUTE_TYPE_CRASH, "evil.example", 200 + i, 3000 + i);
-		ck_assert_int_eq(correlate_record(corr, r, 3000 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, "evil.example", 200 + i, 3000 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 3000 + i), 0);
 	}
-	cfg.max_memory = st->memory;
-	correlate_set_config(corr, &cfg, 3100);
-	ck_assert_uint_eq(st->incidents, 12);
-	hier_record(r, BRUTE_TYPE_KILL, "", 1, 3200);
-	r->opid = 500;
-	strcpy(r->ocomm, "t");
-	strcpy(r->oexe, "/t");
-	ck_assert_int_eq(correlate_record(corr, r, 3200), 0);
-	ck_assert_uint_le(st->memory, cfg.max_memory);
+	f.cfg.max_memory = f.st->memory;
+	correlate_set_config(f.corr, &f.cfg, 3100);
+	ck_assert_uint_eq(f.st->incidents, 12);
+	kill_record(f.r, "", 1, 3200, 500);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 3200), 0);
+	ck_assert_uint_le(f.st->memory, f.cfg.max_memory);
 	/* the other host's oldest went, not this host's (1 is the one that grew, 2 the oldest) */
-	ck_assert_str_eq(closed_why(&c, "201", "evil.example"), "evicted");
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
+	ck_assert_str_eq(closed_why(&f.c, "201", "evil.example"), "evicted");
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
 	/* another host's growing one: its host's others go, then itself, never this host's */
-	for (unsigned i = 0; i < 256 && st->incidents > 8; i++) {
-		hier_record(r, BRUTE_TYPE_KILL, "evil.example", 204, 3300 + i);
-		r->opid = 600 + i;
-		strcpy(r->ocomm, "t");
-		strcpy(r->oexe, "/t");
-		ck_assert_int_eq(correlate_record(corr, r, 3300 + i), 0);
-		ck_assert_uint_le(st->memory, cfg.max_memory);
+	for (unsigned i = 0; i < 256 && f.st->incidents > 8; i++) {
+		kill_record(f.r, "evil.example", 204, 3300 + i, 600 + i);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 3300 + i), 0);
+		ck_assert_uint_le(f.st->memory, f.cfg.max_memory);
 	}
-	ck_assert_uint_eq(st->incidents, 8);
-	ck_assert_str_eq(closed_why(&c, "202", "evil.example"), "evicted");
-	ck_assert_str_eq(closed_why(&c, "203", "evil.example"), "evicted");
-	ck_assert_str_eq(closed_why(&c, "204", "evil.example"), "evicted");
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 0);
-	correlate_close_all(corr, "end-of-input");
-	ck_assert_uint_eq(count_node(&c, ENTRY_CLOSED, ""), 8);
-	correlate_free(corr);
-	collected_free(&c);
-	free(r);
+	ck_assert_uint_eq(f.st->incidents, 8);
+	ck_assert_str_eq(closed_why(&f.c, "202", "evil.example"), "evicted");
+	ck_assert_str_eq(closed_why(&f.c, "203", "evil.example"), "evicted");
+	ck_assert_str_eq(closed_why(&f.c, "204", "evil.example"), "evicted");
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 0);
+	correlate_close_all(f.corr, "end-of-input");
+	ck_assert_uint_eq(count_node(&f.c, ENTRY_CLOSED, ""), 8);
+	node_fix_end(&f);
 }
 END_TEST
 
@@ -921,46 +938,36 @@ END_TEST
  */
 START_TEST(test_v4_node_tombstones)
 {
-	struct brute_record *r = malloc(sizeof(*r));
-	struct correlate_config cfg;
-	struct collected c = { 0 };
-	const struct correlate_stats *st;
-	struct correlate *corr;
+	struct node_fix f;
 
-	ck_assert(r != NULL);
-	correlate_config_defaults(&cfg);
-	cfg.record_time = true;
-	corr = correlate_new(&cfg, collect_cb, &c);
-	st = correlate_get_stats(corr);
-	hier_record(r, BRUTE_TYPE_CRASH, "", 7, 1000);
-	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
-	hier_record(r, BRUTE_TYPE_HIERARCHY, "", 7, 1001);
-	r->status = HIER_DEALLOCATED;
-	ck_assert_int_eq(correlate_record(corr, r, 1001), 0);
-	ck_assert_str_eq(closed_why(&c, "7", ""), "deallocated");
+	node_fix_start(&f, 0, "");
+	hier_record(f.r, BRUTE_TYPE_CRASH, "", 7, 1000);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1000), 0);
+	hier_record(f.r, BRUTE_TYPE_HIERARCHY, "", 7, 1001);
+	f.r->status = HIER_DEALLOCATED;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1001), 0);
+	ck_assert_str_eq(closed_why(&f.c, "7", ""), "deallocated");
 	for (uint64_t i = 0; i < 5000; i++) {
-		hier_record(r, BRUTE_TYPE_HIERARCHY, "evil.example", 10000 + i, 2000 + i);
-		r->status = HIER_ALLOCATED;
-		ck_assert_int_eq(correlate_record(corr, r, 2000 + i), 0);
-		r->status = HIER_DEALLOCATED;
-		ck_assert_int_eq(correlate_record(corr, r, 2000 + i), 0);
+		hier_record(f.r, BRUTE_TYPE_HIERARCHY, "evil.example", 10000 + i, 2000 + i);
+		f.r->status = HIER_ALLOCATED;
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 2000 + i), 0);
+		f.r->status = HIER_DEALLOCATED;
+		ck_assert_int_eq(correlate_record(f.corr, f.r, 2000 + i), 0);
 	}
-	ck_assert_uint_eq(st->hierarchies, 0);
+	ck_assert_uint_eq(f.st->hierarchies, 0);
 	/* a late kill of this host's hierarchy: still known as deallocated */
-	hier_record(r, BRUTE_TYPE_KILL, "", 7, 9000);
-	r->opid = 43;
-	ck_assert_int_eq(correlate_record(corr, r, 9000), 0);
-	ck_assert_uint_eq(st->late, 1);
-	ck_assert_uint_eq(st->incidents, 0);
+	hier_record(f.r, BRUTE_TYPE_KILL, "", 7, 9000);
+	f.r->opid = 43;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 9000), 0);
+	ck_assert_uint_eq(f.st->late, 1);
+	ck_assert_uint_eq(f.st->incidents, 0);
 	/* the other host's last ones too */
-	hier_record(r, BRUTE_TYPE_KILL, "evil.example", 10000 + 4999, 9001);
-	ck_assert_int_eq(correlate_record(corr, r, 9001), 0);
-	ck_assert_uint_eq(st->late, 2);
-	ck_assert_uint_eq(st->incidents, 0);
-	ck_assert_uint_eq(st->opened, 1);
-	correlate_free(corr);
-	collected_free(&c);
-	free(r);
+	hier_record(f.r, BRUTE_TYPE_KILL, "evil.example", 10000 + 4999, 9001);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 9001), 0);
+	ck_assert_uint_eq(f.st->late, 2);
+	ck_assert_uint_eq(f.st->incidents, 0);
+	ck_assert_uint_eq(f.st->opened, 1);
+	node_fix_end(&f);
 }
 END_TEST
 
@@ -972,56 +979,48 @@ END_TEST
  */
 START_TEST(test_v4_node_kill_summaries)
 {
-	struct brute_record *r = malloc(sizeof(*r));
-	struct correlate_config cfg;
-	struct collected c = { 0 };
-	struct correlate *corr;
+	struct node_fix f;
 	static const char *const nodes[] = { "", "b.example" };
 	int k;
 
-	ck_assert(r != NULL);
-	correlate_config_defaults(&cfg);
-	cfg.record_time = true;
-	ck_assert_uint_lt(cfg.kill_coalesce_ms, 100);
-	corr = correlate_new(&cfg, collect_cb, &c);
+	node_fix_start(&f, 0, "");
+	ck_assert_uint_lt(f.cfg.kill_coalesce_ms, 100);
 	/* host a's kernel sends summaries */
-	hier_record(r, BRUTE_TYPE_CRASH, "a.example", 1, 1000);
-	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
-	hier_record(r, BRUTE_TYPE_KILL, "a.example", 1, 1000);
-	r->opid = 100;
-	ck_assert_int_eq(correlate_record(corr, r, 1000), 0);
-	hier_record(r, BRUTE_TYPE_KILL, "a.example", 1, 1001);
-	r->kill_summary = true;
-	r->killed = 1;
-	ck_assert_int_eq(correlate_record(corr, r, 1001), 0);
-	ck_assert_int_ge(find_node(&c, ENTRY_KILL, "1", "a.example", 0), 0);
+	hier_record(f.r, BRUTE_TYPE_CRASH, "a.example", 1, 1000);
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1000), 0);
+	hier_record(f.r, BRUTE_TYPE_KILL, "a.example", 1, 1000);
+	f.r->opid = 100;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1000), 0);
+	hier_record(f.r, BRUTE_TYPE_KILL, "a.example", 1, 1001);
+	f.r->kill_summary = true;
+	f.r->killed = 1;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 1001), 0);
+	ck_assert_int_ge(find_node(&f.c, ENTRY_KILL, "1", "a.example", 0), 0);
 	/* this host's and host b's have sent none: their groups go out after kill_coalesce_ms */
 	for (unsigned n = 0; n < 2; n++) {
 		uint64_t t = 2000 + 1000 * n;
 
-		hier_record(r, BRUTE_TYPE_CRASH, nodes[n], 1, t);
-		ck_assert_int_eq(correlate_record(corr, r, t), 0);
-		hier_record(r, BRUTE_TYPE_KILL, nodes[n], 1, t);
-		r->opid = 200 + n;
-		ck_assert_int_eq(correlate_record(corr, r, t), 0);
-		correlate_tick(corr, t + 100);
-		k = find_node(&c, ENTRY_KILL, "1", nodes[n], 0);
+		hier_record(f.r, BRUTE_TYPE_CRASH, nodes[n], 1, t);
+		ck_assert_int_eq(correlate_record(f.corr, f.r, t), 0);
+		hier_record(f.r, BRUTE_TYPE_KILL, nodes[n], 1, t);
+		f.r->opid = 200 + n;
+		ck_assert_int_eq(correlate_record(f.corr, f.r, t), 0);
+		correlate_tick(f.corr, t + 100);
+		k = find_node(&f.c, ENTRY_KILL, "1", nodes[n], 0);
 		ck_assert_msg(k >= 0, "no kill entry of node \"%s\" after kill_coalesce_ms", nodes[n]);
-		ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), n ? "201" : "200");
+		ck_assert_str_eq(field(&f.c, k, "KILLED_PIDS"), n ? "201" : "200");
 	}
 	/* host a's next group still waits for its summary */
-	hier_record(r, BRUTE_TYPE_KILL, "a.example", 1, 5000);
-	r->opid = 101;
-	ck_assert_int_eq(correlate_record(corr, r, 5000), 0);
-	correlate_tick(corr, 5100);
-	ck_assert_int_lt(find_node(&c, ENTRY_KILL, "1", "a.example", 1), 0);
-	correlate_tick(corr, 6000);
-	k = find_node(&c, ENTRY_KILL, "1", "a.example", 1);
+	hier_record(f.r, BRUTE_TYPE_KILL, "a.example", 1, 5000);
+	f.r->opid = 101;
+	ck_assert_int_eq(correlate_record(f.corr, f.r, 5000), 0);
+	correlate_tick(f.corr, 5100);
+	ck_assert_int_lt(find_node(&f.c, ENTRY_KILL, "1", "a.example", 1), 0);
+	correlate_tick(f.corr, 6000);
+	k = find_node(&f.c, ENTRY_KILL, "1", "a.example", 1);
 	ck_assert_int_ge(k, 0);
-	ck_assert_str_eq(field(&c, k, "KILLED_PIDS"), "101");
-	correlate_free(corr);
-	collected_free(&c);
-	free(r);
+	ck_assert_str_eq(field(&f.c, k, "KILLED_PIDS"), "101");
+	node_fix_end(&f);
 }
 END_TEST
 
