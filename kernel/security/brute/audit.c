@@ -254,6 +254,8 @@ void brute_audit_crash(const struct brute_crash_info *crash,
 			 info->si_signo, info->si_code, crash->stats.faults,
 			 brute_ms(crash->period_ns),
 			 brute_ms(crash->stats.ema_ns), crash->source);
+	if (crash->handled)
+		audit_log_format(ab, " handled=exit");
 	if (crash->input)
 		audit_log_format(ab, " input=%s", crash->input);
 	if (crash->peer) {

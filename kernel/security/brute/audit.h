@@ -45,6 +45,7 @@ struct brute_target_key;
  * @peer_uncharged: With @peer, the crash could not be counted for it (its
  *                  endpoint's share of the peer table, or the whole table,
  *                  full of bans, or no memory).
+ * @handled: A handler caught the fault and ended the process (fault.c).
  * @stats: The statistics after the update.
  * @period_ns: The period this crash added.
  */
@@ -63,6 +64,7 @@ struct brute_crash_info {
 	bool peer_named;
 	u32 peer_faults;
 	bool peer_uncharged;
+	bool handled;
 	struct brute_stats stats;
 	u64 period_ns;
 };

@@ -377,6 +377,29 @@ void brute_input_other(void)
 }
 
 /**
+ * brute_input_served() - The current task reads a datagram a peer sent
+ *
+ * To a socket bound to a port: the process is a datagram service, whose
+ * crashes are never its user's (nobody but the backstop answers for a
+ * datagram's: its source cannot be told).
+ *
+ * Context: Task context.
+ */
+void brute_input_served(void)
+{
+	struct brute_input_state *state;
+
+	rcu_read_lock();
+	state = brute_state();
+	if (!(READ_ONCE(state->flags) & BRUTE_INPUT_SERVED)) {
+		spin_lock(&state->lock);
+		state->flags |= BRUTE_INPUT_SERVED;
+		spin_unlock(&state->lock);
+	}
+	rcu_read_unlock();
+}
+
+/**
  * brute_input_relayed() - The current task reads what a process relayed
  * @origin: What the writers of the connection relayed (not NULL).
  *
@@ -584,12 +607,15 @@ void brute_input_release(struct task_struct *task)
 
 /**
  * brute_input_exec() - The current process starts a new image
+ * @gains: The new image gains a privilege of its own (brute_exec_gain()).
  *
  * What the old image read is not the new one's: the state starts afresh.
+ * But a serving image's helper that gains nothing itself (a CGI program
+ * fed the request on a pipe) serves the same parties: it stays a service.
  *
  * Context: Task context, the execve() committing (current is the leader).
  */
-void brute_input_exec(void)
+void brute_input_exec(const bool gains)
 {
 	struct brute_input_state *const state = &brute_task(current)->state;
 	struct sock *sk;
@@ -597,7 +623,7 @@ void brute_input_exec(void)
 	spin_lock(&state->lock);
 	sk = state->sk;
 	state->sk = NULL;
-	state->flags = 0;
+	state->flags &= gains ? 0 : BRUTE_INPUT_SERVED;
 	memset(&state->input, 0, sizeof(state->input));
 	memset(state->pipes, 0, sizeof(state->pipes));
 	state->npipes = 0;

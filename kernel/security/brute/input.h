@@ -98,9 +98,10 @@ struct brute_input_result {
 
 void brute_input_init(struct task_struct *task, u64 clone_flags);
 void brute_input_release(struct task_struct *task);
-void brute_input_exec(void);
+void brute_input_exec(bool gains);
 void brute_input_connection(struct sock *sk);
 void brute_input_other(void);
+void brute_input_served(void);
 void brute_input_relayed(const struct brute_origin *origin);
 void brute_input_wrote(struct sock *sk);
 void brute_input_pipe(struct file *file, int mask);
@@ -123,7 +124,7 @@ static inline void brute_input_release(struct task_struct *task)
 {
 }
 
-static inline void brute_input_exec(void)
+static inline void brute_input_exec(bool gains)
 {
 }
 

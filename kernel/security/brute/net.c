@@ -92,6 +92,30 @@ static bool brute_inet_stream(const struct sock *const sk)
 		sk->sk_protocol == IPPROTO_MPTCP);
 }
 
+/*
+ * Whether what @sk receives may come from another machine.  An inet
+ * socket's packets tell (the device they came in on); Unix, netlink, the
+ * kernel's crypto and key sockets carry only this host's; every other
+ * family -- packet sockets, VSOCK, TIPC, CAN, Bluetooth and the rest --
+ * carries what another machine (or a virtual machine's host) sent.
+ */
+static bool brute_sock_remote(const struct sock *const sk,
+			      const struct brute_sock_security *const bs)
+{
+	switch (sk->sk_family) {
+	case AF_INET:
+	case AF_INET6:
+		return READ_ONCE(bs->remote);
+	case AF_UNIX:
+	case AF_NETLINK:
+	case AF_ALG:
+	case AF_KEY:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* An IPv4-mapped IPv6 address is an IPv4 one. */
 static void brute_peer_set_v6(struct brute_peer *const peer,
 			      const struct in6_addr *const addr)
@@ -286,6 +310,45 @@ static int hook_mptcp_add_subflow(struct sock *const sk, struct sock *const ssk)
 	ss->owner = ms->owner;
 	ss->userns = ms->userns;
 	ss->flags = ms->flags & BRUTE_SOCK_PLAIN;
+	return 0;
+}
+
+/*
+ * A socket bound to a port waits for anyone's datagrams: a privileged
+ * image reading it serves whoever sent them (a DNS, QUIC or syslog
+ * server), and never answers to its user for a crash.  bind() with port
+ * 0, or none (the kernel picks a free port: a client's socket), does not
+ * make one; in a family without ports (packet sockets, VSOCK, TIPC) any
+ * bind() does.  Unix and netlink sockets carry this host's input only.
+ */
+static int hook_socket_bind(struct socket *const sock,
+			    struct sockaddr *const address, const int addrlen)
+{
+	const struct sockaddr_in6 *sin6;
+	const struct sockaddr_in *sin;
+	bool port;
+
+	if (!sock->sk || addrlen < (int)sizeof(address->sa_family))
+		return 0;
+	switch (address->sa_family) {
+	case AF_INET:
+		sin = (const struct sockaddr_in *)address;
+		port = addrlen >= (int)sizeof(*sin) && sin->sin_port;
+		break;
+	case AF_INET6:
+		sin6 = (const struct sockaddr_in6 *)address;
+		port = addrlen >= SIN6_LEN_RFC2133 && sin6->sin6_port;
+		break;
+	case AF_UNIX:
+	case AF_NETLINK:
+		port = false;
+		break;
+	default:
+		port = true;
+		break;
+	}
+	if (port)
+		WRITE_ONCE(brute_sock(sock->sk)->bound, 1);
 	return 0;
 }
 
@@ -696,7 +759,13 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 	} else if (sk->sk_family != AF_NETLINK) {
 		if (!brute_sock_leader_serves(NULL) && brute_input_serving())
 			brute_input_other();
-		if (brute_inet(sk) && READ_ONCE(bs->remote))
+		/*
+		 * A datagram service's socket: it serves whoever sends to it
+		 * (known before the datagram is: the read may wait for it).
+		 */
+		if (READ_ONCE(bs->bound))
+			brute_input_served();
+		if (brute_sock_remote(sk, bs))
 			boundary = BRUTE_BOUNDARY_NETWORK;
 	}
 	if (boundary && !(READ_ONCE(hierarchy->boundaries) & boundary))
@@ -718,7 +787,7 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 static int brute_sock_read(struct sock *const sk)
 {
 	struct task_struct *const task = current;
-	const struct brute_task_security *const ts = brute_task(task);
+	struct brute_task_security *const ts = brute_task(task);
 	const struct brute_hierarchy *const hierarchy = ts->hierarchy;
 	const struct brute_sock_security *const bs = brute_sock(sk);
 	const struct sock *serves;
@@ -726,6 +795,7 @@ static int brute_sock_read(struct sock *const sk)
 
 	if (!hierarchy)
 		return 0;
+	brute_task_resumed(ts);
 	if (static_branch_unlikely(&brute_peer_bans) ||
 	    task != READ_ONCE(task->group_leader))
 		return brute_sock_read_slow(sk);
@@ -737,7 +807,11 @@ static int brute_sock_read(struct sock *const sk)
 	} else {
 		if (serves || sk->sk_family == AF_UNIX)
 			return brute_sock_read_slow(sk);
-		remote = brute_inet(sk) && READ_ONCE(bs->remote);
+		/* A datagram service not yet known to serve. */
+		if (READ_ONCE(bs->bound) &&
+		    !(READ_ONCE(ts->state.flags) & BRUTE_INPUT_SERVED))
+			return brute_sock_read_slow(sk);
+		remote = brute_sock_remote(sk, bs);
 	}
 	if (remote && !(READ_ONCE(hierarchy->boundaries) &
 			BRUTE_BOUNDARY_NETWORK))
@@ -783,6 +857,8 @@ static int hook_file_permission(struct file *const file, const int mask)
 	struct socket *sock;
 
 	if (S_ISFIFO(mode)) {
+		if (mask & MAY_READ)
+			brute_task_resumed(brute_task(current));
 		/* Anonymous pipes are a process family's own (input.c). */
 		if ((mask & (MAY_READ | MAY_WRITE)) &&
 		    file_inode(file)->i_sb->s_magic != PIPEFS_MAGIC &&
@@ -808,6 +884,7 @@ static int hook_socket_getsockopt(struct socket *const sock, const int level,
 static struct security_hook_list brute_net_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(socket_post_create, hook_socket_post_create),
 	LSM_HOOK_INIT(socket_socketpair, hook_socket_socketpair),
+	LSM_HOOK_INIT(socket_bind, hook_socket_bind),
 	LSM_HOOK_INIT(socket_connect, hook_socket_connect),
 	LSM_HOOK_INIT(mptcp_add_subflow, hook_mptcp_add_subflow),
 	LSM_HOOK_INIT(sk_clone_security, hook_sk_clone_security),

@@ -64,6 +64,10 @@ extern struct brute_origin brute_origin_mixed;
  * @remote: The socket's peer is not on this host: its packets came from a
  *          device other than loopback, or the connection it accepted came
  *          from an address that is not one of the host's.
+ * @bound: bind() gave it a port (any address, in a family without ports):
+ *         it waits for anyone's datagrams, as a service does.  A client's
+ *         socket, bound to a free port by the kernel or by bind() with
+ *         port 0, has none.
  * @flags: Enum brute_sock_flag; set before the socket is shared, but
  *         BRUTE_SOCK_OWN, which its writers set (WRITE_ONCE()).
  * @party: Who answers for what is written to it: the user of the task that
@@ -87,6 +91,7 @@ extern struct brute_origin brute_origin_mixed;
  */
 struct brute_sock_security {
 	u8 remote;
+	u8 bound;
 	u8 flags;
 	u8 ban_ok;
 	kuid_t party;

@@ -8,6 +8,7 @@
 #include <uapi/linux/lsm.h>
 
 #include "common.h"
+#include "fault.h"
 #include "hierarchy.h"
 #include "net.h"
 #include "peer.h"
@@ -42,6 +43,9 @@ static int __init brute_init(void)
 	brute_peers_setup();
 	brute_task_add_hooks();
 	brute_net_add_hooks();
+	err = brute_fault_setup();
+	if (err)
+		return err;
 	err = brute_sysctl_init();
 	if (err)
 		return err;

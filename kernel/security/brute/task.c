@@ -46,6 +46,7 @@
 
 #include "audit.h"
 #include "common.h"
+#include "fault.h"
 #include "hierarchy.h"
 #include "hold.h"
 #include "mitigate.h"
@@ -231,7 +232,8 @@ static void hook_bprm_committing_creds(const struct linux_binprm *const bprm)
 		brute_hierarchy_leave(old_hierarchy);
 	}
 	ts->spare = NULL;
-	brute_input_exec();
+	brute_task_resumed(ts);
+	brute_input_exec(brute_exec_gain(old, new));
 
 	/*
 	 * An init starts services and jobs for every user: its processes are
@@ -456,13 +458,16 @@ static void brute_charge_target(struct brute_hierarchy *const hierarchy,
 	u64 ban_ns = 0;
 	bool kill;
 
+	/* A handler that ended the process: its memory, and file, are gone. */
 	exe = get_task_exe_file(current);
-	if (!exe)
-		return;
-	take_dentry_name_snapshot(&snapshot, exe->f_path.dentry);
-	strscpy(name, snapshot.name.name, sizeof(name));
-	release_dentry_name_snapshot(&snapshot);
-	fput(exe);
+	if (exe) {
+		take_dentry_name_snapshot(&snapshot, exe->f_path.dentry);
+		strscpy(name, snapshot.name.name, sizeof(name));
+		release_dentry_name_snapshot(&snapshot);
+		fput(exe);
+	} else {
+		__get_task_comm(name, sizeof(name), current);
+	}
 
 	spin_lock(&hierarchy->lock);
 	key.uid = hierarchy->principal;
@@ -586,13 +591,23 @@ static const char *brute_backstop_mitigation(const struct brute_crash *crash,
 	       "restart" : "kill";
 }
 
-/*
- * The current task is about to die from a signal.  If it is a crash of a
- * hierarchy that crossed a boundary, count it there, charge the peer that
- * answers for its input, and, once per hierarchy, charge its user's exec
- * attack if the image is the user's own privileged one serving nobody.
+/**
+ * brute_task_crash() - Count a crash of the current process
+ * @info: The fault: its signal, code and address.
+ * @not_peers: No peer answers for it, whatever the process read
+ *             (brute_fault_not_peers()).
+ * @handled: A handler caught it and ended the process (fault.c): the
+ *           process's memory is gone already.
+ *
+ * If its hierarchy crossed a boundary, count it there, charge the peer
+ * that answers for its input, and, once per hierarchy, charge its user's
+ * exec attack if the image is the user's own privileged one serving
+ * nobody.  Threads that fault at the same time are one crash.
+ *
+ * Context: Task context, may sleep: the crashing task.
  */
-static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
+void brute_task_crash(const kernel_siginfo_t *info, const bool not_peers,
+		      const bool handled)
 {
 	struct brute_task_security *const ts = brute_task(current);
 	const enum brute_mode mode = brute_mode();
@@ -604,12 +619,8 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	bool kill;
 	u64 now;
 
-	if (!info || mode == BRUTE_MODE_OFF || (current->flags & PF_KTHREAD))
-		return;
-	if (!brute_signal_counts(info, task_tgid_vnr(current)))
-		return;
 	hierarchy = ts->hierarchy;
-	if (!hierarchy)
+	if (!hierarchy || mode == BRUTE_MODE_OFF)
 		return;
 	/*
 	 * Threads that fault at the same time are one crash: the first
@@ -638,14 +649,9 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	now = ktime_get_ns();
 	crash->info.hierarchy = hierarchy;
 	crash->info.origin = hierarchy;
-	/*
-	 * A SIGBUS is a mapped file's doing as often as the input's (another
-	 * user truncated it), and a traced task's signal may be the tracer's
-	 * (PTRACE_SETSIGINFO): neither is ever a peer's.
-	 */
-	if ((info->si_signo == SIGBUS || current->ptrace) &&
-	    (crash->input.how == BRUTE_INPUT_HOW_PEER ||
-	     crash->input.how == BRUTE_INPUT_HOW_RELAYED))
+	crash->info.handled = handled;
+	if (not_peers && (crash->input.how == BRUTE_INPUT_HOW_PEER ||
+			  crash->input.how == BRUTE_INPUT_HOW_RELAYED))
 		crash->input.how = BRUTE_INPUT_HOW_AMBIGUOUS;
 	brute_charge(hierarchy, crash, now, &params, mode);
 	if (crash->hold_until)
@@ -690,6 +696,24 @@ static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
 	    !test_and_set_bit(BRUTE_HIERARCHY_CHARGED, &hierarchy->flags))
 		brute_charge_target(hierarchy, crash, info, now,
 				    now - crash->info.period_ns, &params, mode);
+}
+
+/*
+ * The current task is about to die from a signal: a crash if the kernel
+ * raised it against the task (or the task aborted itself).  A fault a
+ * handler caught before is this one's, or behind it.
+ */
+static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
+{
+	struct brute_task_security *const ts = brute_task(current);
+
+	clear_bit(BRUTE_TASK_FAULTED, &ts->flags);
+	if (!info || !ts->hierarchy || brute_mode() == BRUTE_MODE_OFF ||
+	    (current->flags & PF_KTHREAD))
+		return;
+	if (!brute_signal_counts(info, task_tgid_vnr(current)))
+		return;
+	brute_task_crash(info, brute_fault_not_peers(info), false);
 }
 
 static struct security_hook_list brute_task_hooks[] __ro_after_init = {

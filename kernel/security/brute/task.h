@@ -9,6 +9,7 @@
 #include <linux/init.h>
 #include <linux/sched.h>
 
+#include "fault.h"
 #include "input.h"
 #include "peer.h"
 #include "setup.h"
@@ -21,9 +22,16 @@ struct brute_hierarchy;
  *                      group leader), counted if its hierarchy crossed a
  *                      boundary: threads that fault at the same time are
  *                      one crash.
+ * @BRUTE_TASK_FAULTED: A handler of the task caught a crash's signal
+ *                      (&brute_task_security.fault) and the task has not
+ *                      gone back to work since (read input, executed).
+ * @BRUTE_TASK_FAULT_CLASSIFY: The SIGBUS it caught is to be looked at
+ *                             before its handler runs.
  */
 enum brute_task_flag {
 	BRUTE_TASK_CRASHED,
+	BRUTE_TASK_FAULTED,
+	BRUTE_TASK_FAULT_CLASSIFY,
 };
 
 /**
@@ -37,12 +45,14 @@ enum brute_task_flag {
  * @flags: Atomic bits, enum brute_task_flag.
  * @state: What the process read since its image started (a fork inherits
  *         its parent's); only the thread group leader's is used.
+ * @fault: The last crash's signal a handler of the task caught.
  */
 struct brute_task_security {
 	struct brute_hierarchy *hierarchy;
 	struct brute_hierarchy *spare;
 	unsigned long flags;
 	struct brute_input_state state;
+	struct brute_fault fault;
 };
 
 static inline struct brute_task_security *
@@ -51,6 +61,18 @@ brute_task(const struct task_struct *const task)
 	return task->security + brute_blob_sizes.lbs_task;
 }
 
+/*
+ * The task reads input, or executes: a fault its handler caught is behind
+ * it (fault.c).  One test of a word the caller's blob has in cache.
+ */
+static inline void brute_task_resumed(struct brute_task_security *const ts)
+{
+	if (unlikely(test_bit(BRUTE_TASK_FAULTED, &ts->flags)))
+		clear_bit(BRUTE_TASK_FAULTED, &ts->flags);
+}
+
+void brute_task_crash(const kernel_siginfo_t *info, bool not_peers,
+		      bool handled);
 __init void brute_task_add_hooks(void);
 
 #endif /* _SECURITY_BRUTE_TASK_H */

@@ -3073,4 +3073,163 @@ TEST_F(brute, v4_trusted_after_ban)
 	EXPECT_EQ(0, service_end(&srv));
 }
 
+/*
+ * What a crash is: a fault that ends the process, whether it dies of the
+ * signal or its handler ends it.  One address crashing a service whose
+ * handler exits (@how "exit", ProFTPD's sessions) or panics and exits
+ * with an error (@how "panic", Go) is banned after min_faults crashes,
+ * as it is with the default action; a handler that goes back to work
+ * (@how "return", "longjmp") is no crash: nothing is counted.
+ */
+static void handled_faults(struct __test_metadata *_metadata, const char *how,
+			   const char *spec, int counted)
+{
+	struct outcome attacker, benign;
+	struct run srv;
+
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "-k",
+			   "-H", (char *)how, "tcp", (char *)spec));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.199.0.2", "-c", "8", "-r", "crash",
+			       "tcp", (char *)spec));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "3", "tcp", (char *)spec));
+	EXPECT_EQ(3, benign.answered);
+	if (counted) {
+		EXPECT_EQ(5, attacker.crashed);
+		EXPECT_EQ(3, attacker.refused);
+		EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	} else {
+		EXPECT_EQ(8, attacker.answered);
+		EXPECT_FALSE(peer_banned("10.199.0.2/32"));
+		EXPECT_EQ(-1, peer_refused("10.199.0.2/32"));
+	}
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+TEST_F(brute, v5_handler_exit_charged)
+{
+	NEED_NET();
+	handled_faults(_metadata, "exit", "10.199.0.1:7811", 1);
+}
+
+TEST_F(brute, v5_handler_panic_exit_charged)
+{
+	NEED_NET();
+	handled_faults(_metadata, "panic", "10.199.0.1:7812", 1);
+}
+
+TEST_F(brute, v5_handler_return_not_counted)
+{
+	NEED_NET();
+	handled_faults(_metadata, "return", "10.199.0.1:7813", 0);
+}
+
+TEST_F(brute, v5_handler_longjmp_not_counted)
+{
+	NEED_NET();
+	handled_faults(_metadata, "longjmp", "10.199.0.1:7814", 0);
+}
+
+/*
+ * A SIGBUS past the end of a file only the service's own user can write
+ * is no other user's doing: charged like a SIGSEGV.  (An attacker's #SS,
+ * a SIGBUS with SI_KERNEL, is too; QEMU's TCG raises #GP instead.)
+ */
+TEST_F(brute, v5_sigbus_own_file_charged)
+{
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   "10.199.0.1:7815"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "8", "-r", "bus-own", "tcp",
+			  "10.199.0.1:7815"));
+	EXPECT_EQ(5, out.crashed);
+	EXPECT_EQ(3, out.refused);
+	EXPECT_TRUE(peer_banned("10.199.0.2/32"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * A service its user runs with file capabilities that serves datagrams
+ * (@kind udp or sctp) is a service: a peer's crashing datagrams neither
+ * kill it nor charge its user; nobody but the backstop answers for them.
+ */
+static void dgram_service_lives(struct __test_metadata *_metadata,
+				const char *kind, const char *spec)
+{
+	const char *fcaps = "/tmp/brute_service_fcaps";
+	struct outcome attacker, benign;
+	struct run srv;
+
+	ASSERT_EQ(0, service_fcaps(fcaps));
+	srv = service_in(USER_UID, SRV_NETNS,
+			 ARGV((char *)fcaps, (char *)kind, (char *)spec));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-b", "10.199.0.2", "-c", "8", "-r", "crash",
+			       (char *)kind, (char *)spec));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "3", (char *)kind,
+			     (char *)spec));
+	EXPECT_EQ(8, attacker.crashed);
+	EXPECT_EQ(3, benign.answered);
+	EXPECT_FALSE(user_in_table(USER_UID));
+	EXPECT_EQ(0, service_end(&srv));
+	unlink(fcaps);
+}
+
+TEST_F(brute, v5_fcaps_udp_service_lives)
+{
+	NEED_NET();
+	dgram_service_lives(_metadata, "udp", "10.199.0.1:7816");
+}
+
+TEST_F(brute, v5_fcaps_sctp_service_lives)
+{
+	int fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+
+	NEED_NET();
+	if (fd < 0)
+		SKIP(return, "no SCTP in this kernel");
+	close(fd);
+	dgram_service_lives(_metadata, "sctp", "10.199.0.1:7817");
+}
+
+/*
+ * A file-capability web server whose workers execute a CGI program with
+ * the request on a pipe: the program gains nothing itself, it serves the
+ * server's clients.  Five addresses crashing it once each neither ban the
+ * server's user from the program nor kill the server.
+ */
+TEST_F(brute, v5_fcaps_cgi_service_lives)
+{
+	const char *fcaps = "/tmp/brute_service_fcaps";
+	struct outcome attacker, benign;
+	struct run srv;
+
+	NEED_NET();
+	ASSERT_EQ(0, service_fcaps(fcaps));
+	srv = service_in(USER_UID, SRV_NETNS,
+			 ARGV((char *)fcaps, "-C", (char *)path_of("service"),
+			      "tcp", "10.199.0.1:7818"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+			       "-B", "10.100.1.2,10.100.2.2,10.100.3.2,10.100.4.2,10.100.5.2,10.100.6.2",
+			       "-c", "6", "-r", "crash", "tcp",
+			       "10.199.0.1:7818"));
+	benign = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			     "10.198.0.2", "-c", "3", "tcp", "10.199.0.1:7818"));
+	EXPECT_EQ(6, attacker.crashed);
+	EXPECT_EQ(3, benign.answered);
+	EXPECT_FALSE(user_in_table(USER_UID));
+	EXPECT_EQ(0, service_end(&srv));
+	unlink(fcaps);
+}
+
 TEST_HARNESS_MAIN

@@ -3,7 +3,8 @@
  * A client of the Brute selftests' service: sends requests, one connection
  * each, and counts how they ended.
  *
- * Usage: client [options] tcp ADDR:PORT | unix PATH
+ * Usage: client [options] tcp ADDR:PORT | unix PATH | udp ADDR:PORT |
+ *        sctp ADDR:PORT
  *   -n PATH      enter the network namespace at PATH first
  *   -b ADDR      bind to this source address (one of several on a device)
  *   -B A,B,...   rotate over these source addresses, one per request
@@ -19,7 +20,9 @@
  *
  * Prints "answered A crashed C refused R" at the end: answered, the
  * service replied; crashed, the connection closed without a reply;
- * refused, the connection could not be made in time, or was reset.
+ * refused, the connection could not be made in time, or was reset.  Over
+ * udp and sctp (one-to-many, datagrams), each request is a datagram and
+ * one without a reply within the reply time (-t) counts as crashed.
  */
 
 #define _GNU_SOURCE
@@ -72,6 +75,15 @@ static int wait_for(int fd, short events, const struct timespec *deadline)
 	return poll(&pfd, 1, left) == 1;
 }
 
+/* The service's address, for a datagram's sendto(). */
+static struct sockaddr_storage dst;
+static socklen_t dst_len;
+
+static int datagrams(void)
+{
+	return !strcmp(kind, "udp") || !strcmp(kind, "sctp");
+}
+
 static int connect_to(long i, const struct timespec *deadline)
 {
 	struct sockaddr_storage ss = {};
@@ -100,8 +112,13 @@ static int connect_to(long i, const struct timespec *deadline)
 		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
 			die("inet_pton");
 		len = sizeof(*in);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK,
-			    use_mptcp ? 262 /* IPPROTO_MPTCP */ : 0);
+		if (!strcmp(kind, "udp"))
+			fd = socket(AF_INET, SOCK_DGRAM, 0);
+		else if (!strcmp(kind, "sctp"))
+			fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+		else
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK,
+				    use_mptcp ? 262 /* IPPROTO_MPTCP */ : 0);
 		if (fd >= 0 && nsources) {
 			struct sockaddr_in src = { .sin_family = AF_INET };
 
@@ -113,6 +130,11 @@ static int connect_to(long i, const struct timespec *deadline)
 	}
 	if (fd < 0)
 		die("socket");
+	if (datagrams()) {
+		dst = ss;
+		dst_len = len;
+		return fd;
+	}
 	if (connect(fd, (struct sockaddr *)&ss, len)) {
 		if (errno != EINPROGRESS && errno != EAGAIN)
 			goto fail;
@@ -155,13 +177,17 @@ static int one_request(long i)
 	/* Connected: a slow reply (a loaded machine) is not a refusal. */
 	set_deadline(&deadline, REPLY_MS);
 	snprintf(line, sizeof(line), "%s\n", request);
-	if (write(fd, line, strlen(line)) < 0) {
+	if (datagrams() ? sendto(fd, line, strlen(line), 0,
+				 (struct sockaddr *)&dst, dst_len) < 0 :
+			  write(fd, line, strlen(line)) < 0) {
 		close(fd);
 		return -1;
 	}
+	if (datagrams())
+		set_deadline(&deadline, timeout_ms);
 	if (!wait_for(fd, POLLIN, &deadline)) {
 		close(fd);
-		return -1;
+		return datagrams() ? 0 : -1;
 	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);

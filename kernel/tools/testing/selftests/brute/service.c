@@ -3,9 +3,17 @@
  * A forking service of the Brute selftests, with a crash-only bug.
  *
  * Usage: service [options] tcp ADDR:PORT | unix PATH [-- PROG ARGS...]
+ *        service [options] udp ADDR:PORT | sctp ADDR:PORT
+ *        service cgi
  *   Accepts connections; a child per connection reads one request line:
- *   "crash" makes it fault (SIGSEGV), "bus" makes it raise SIGBUS (as a
- *   mapped file truncated under it would), anything else is answered "ok".
+ *   "crash" makes it fault (SIGSEGV), "bus" makes it touch a page of a
+ *   mapped file of another user (uid 4244) past its end (SIGBUS, as a
+ *   truncation by that user would), "bus-own" the same with a file of its
+ *   own user, only it can write; anything else is answered "ok".
+ *   Over udp and sctp (one-to-many), the service reads each datagram and
+ *   forks a child that handles it, answering to its sender.  "cgi" reads
+ *   one request line on its standard input and handles it the same,
+ *   answering on its standard output (a CGI program).
  *   With PROG, each child executes PROG ARGS instead, the connection as
  *   its standard input and output (inetd style): PROG answers.
  *   -n PATH  enter the network namespace at PATH first
@@ -31,6 +39,15 @@
  *            (the same datagram, read by an io_uring worker thread),
  *            fifo:PATH (a line of a named pipe), tcp:ADDR:PORT (a connection the
  *            child makes to an upstream server)
+ *   -H HOW   a child's handler catches SIGSEGV and SIGBUS: "exit" ends the
+ *            process from the handler with exit(0) (ProFTPD's sessions),
+ *            "panic" returns into code that reports and exits with status
+ *            2 (Go's runtime), "return" makes the faulting page accessible
+ *            and returns (a JVM's implicit checks: the request is then
+ *            answered), "longjmp" siglongjmp()s back to the request loop,
+ *            which answers and goes on
+ *   -C PROG  each child executes PROG cgi with the request on a pipe as
+ *            its standard input, and sends back what PROG wrote (CGI)
  *
  * Prints "listening" once it listens.  Runs until killed.  A fork that
  * fails with EAGAIN (Brute's backstop holds the service) closes the
@@ -44,11 +61,13 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ucontext.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -80,6 +99,101 @@ static void fault(void)
 	int *p = (int *)strtoul("8", NULL, 0);
 
 	*p = 0;
+}
+
+/*
+ * Touch a page of a mapped file past its end: SIGBUS (BUS_ADRERR).  The
+ * file is of user @owner, writable by that user only.
+ */
+static void bus_past_end(uid_t owner)
+{
+	char path[64];
+	char *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/brute_bus.%d", (int)getpid());
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, 8192))
+		die(path);
+	if (owner != geteuid() && fchown(fd, owner, owner))
+		die("fchown");
+	map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || ftruncate(fd, 0))
+		die("mmap");
+	unlink(path);
+	*(volatile char *)(map + 4096);
+}
+
+/* -H: how a child's handler deals with a fault. */
+static const char *on_fault_how;
+static sigjmp_buf recover;
+static char *guard;
+static char panic_stack[65536] __attribute__((aligned(16)));
+
+static void panic_exit(void)
+{
+	static const char msg[] = "panic: runtime error: invalid memory address\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	switch (on_fault_how[0]) {
+	case 'e':
+		exit(0);
+	case 'p':
+		/* Return into a function that panics, on a stack of its own. */
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)panic_exit;
+		uc->uc_mcontext.gregs[REG_RSP] =
+			(greg_t)(panic_stack + sizeof(panic_stack) - 8);
+		return;
+	case 'r':
+		if (mprotect(guard, 4096, PROT_READ | PROT_WRITE))
+			_exit(3);
+		return;
+	default:
+		siglongjmp(recover, 1);
+	}
+}
+
+static void catch_faults(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_fault,
+				.sa_flags = SA_SIGINFO };
+
+	if (!on_fault_how)
+		return;
+	guard = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (guard == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL) ||
+	    sigaction(SIGBUS, &sa, NULL))
+		die("sigaction");
+}
+
+/* A "crash" request: the fault, on the guard page if a handler returns. */
+static void crash(void)
+{
+	if (on_fault_how && on_fault_how[0] == 'r')
+		*(volatile int *)guard = 1;
+	else
+		fault();
+}
+
+/* What a request makes the service do, but answer it. */
+static void request(const char *buf)
+{
+	if (!strncmp(buf, "crash", 5))
+		crash();
+	if (!strncmp(buf, "bus-own", 7))
+		bus_past_end(geteuid());
+	else if (!strncmp(buf, "bus", 3))
+		bus_past_end(4244);
 }
 
 static void write_file(const char *path, const char *text)
@@ -298,6 +412,43 @@ static void read_frame(char *buf, size_t len)
 	buf[n < (ssize_t)len ? n : (ssize_t)len - 1] = '\0';
 }
 
+static const char *cgi;
+
+/* -C: the request to a CGI program on a pipe, its answer back. */
+static void run_cgi(int conn, const char *buf, size_t len)
+{
+	int in[2], out[2];
+	char reply[64];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(in) || pipe(out))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (dup2(in[0], STDIN_FILENO) < 0 ||
+		    dup2(out[1], STDOUT_FILENO) < 0)
+			die("dup2");
+		close(in[1]);
+		close(out[0]);
+		close(conn);
+		execl(cgi, cgi, "cgi", (char *)NULL);
+		die("execl");
+	}
+	close(in[0]);
+	close(out[1]);
+	if (write(in[1], buf, len) != (ssize_t)len)
+		_exit(1);
+	close(in[1]);
+	n = read(out[0], reply, sizeof(reply));
+	waitpid(pid, NULL, 0);
+	if (n > 0 && write(conn, reply, n) != n)
+		_exit(1);
+	_exit(0);
+}
+
 static void handle(int conn, uid_t uid, char *const *prog, const char *how)
 {
 	char buf[64] = "";
@@ -312,26 +463,102 @@ static void handle(int conn, uid_t uid, char *const *prog, const char *how)
 		execv(prog[0], prog);
 		die("execv");
 	}
+	catch_faults();
 	do {
+		/* -H longjmp: back here from the handler, answered. */
+		if (on_fault_how && sigsetjmp(recover, 1)) {
+			if (write(conn, "ok\n", 3) != 3)
+				_exit(1);
+			continue;
+		}
 		n = read_request(conn, buf, sizeof(buf) - 1, how);
 		if (n <= 0)
 			_exit(keepalive ? 0 : 1);
-		if (!strncmp(buf, "crash", 5))
-			fault();
-		if (!strncmp(buf, "bus", 3))
-			raise(SIGBUS);
+		if (cgi)
+			run_cgi(conn, buf, n);
+		request(buf);
 		if (frame_kind && !strncmp(buf, "frame", 5)) {
 			char other[64] = "";
 
 			read_frame(other, sizeof(other));
 			if (!strncmp(other, "crash", 5))
-				fault();
+				crash();
 		}
 		if (write(conn, "ok\n", 3) != 3)
 			_exit(1);
 		memset(buf, 0, sizeof(buf));
 	} while (keepalive);
 	_exit(0);
+}
+
+/* udp or sctp (one-to-many): a socket bound to ADDR:PORT. */
+static int listen_dgram(const char *kind, const char *spec)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	const char *colon = strchr(spec, ':');
+	const int sctp = !strcmp(kind, "sctp");
+	char host[64];
+	int fd;
+
+	if (!colon || colon - spec >= (int)sizeof(host))
+		die("address");
+	memcpy(host, spec, colon - spec);
+	host[colon - spec] = '\0';
+	addr.sin_port = htons(atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
+		die("inet_pton");
+	fd = sctp ? socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP) :
+		    socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    (sctp && listen(fd, 16)))
+		die("bind/listen");
+	return fd;
+}
+
+/* Each datagram read by the service, handled by a child of its own. */
+static void serve_dgram(int fd)
+{
+	struct sockaddr_storage from;
+	socklen_t len;
+	char buf[64];
+	ssize_t n;
+	pid_t pid;
+
+	for (;;) {
+		len = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf) - 1, 0,
+			     (struct sockaddr *)&from, &len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("recvfrom");
+		buf[n] = '\0';
+		pid = fork();
+		if (pid < 0 && errno == EAGAIN)
+			continue;
+		if (pid < 0)
+			die("fork");
+		if (pid)
+			continue;
+		catch_faults();
+		request(buf);
+		if (sendto(fd, "ok\n", 3, 0, (struct sockaddr *)&from, len) != 3)
+			_exit(1);
+		_exit(0);
+	}
+}
+
+/* service cgi: one request on standard input, answered on the output. */
+static int cgi_main(void)
+{
+	char buf[64] = "";
+
+	if (read(STDIN_FILENO, buf, sizeof(buf) - 1) <= 0)
+		return 1;
+	request(buf);
+	return write(STDOUT_FILENO, "ok\n", 3) == 3 ? 0 : 1;
 }
 
 static volatile sig_atomic_t reload;
@@ -362,14 +589,16 @@ int main(int argc, char **argv)
 	uid_t uid = (uid_t)-1;
 	static const char *const hows[] = { "read", "splice", "readv", "recv",
 					    "uring-read", "uring-recv" };
-	int opt, fd, once = 0, reexec_on_hup = 0;
+	int opt, fd, once = 0, reexec_on_hup = 0, dgram = 0;
 	const char *how = "read";
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGCHLD, SIG_IGN);
 	inherited = getenv("BRUTE_SERVICE_FD");
-	while ((opt = getopt(argc, argv, "+n:u:U:sr:p:1MkF:R")) != -1) {
+	if (argc == 2 && !strcmp(argv[1], "cgi"))
+		return cgi_main();
+	while ((opt = getopt(argc, argv, "+n:u:U:sr:p:1MkF:RH:C:")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -407,6 +636,15 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			use_mptcp = 1;
+			break;
+		case 'H':
+			if (strcmp(optarg, "exit") && strcmp(optarg, "panic") &&
+			    strcmp(optarg, "return") && strcmp(optarg, "longjmp"))
+				return 2;
+			on_fault_how = optarg;
+			break;
+		case 'C':
+			cgi = optarg;
 			break;
 		case 'k':
 			keepalive = 1;
@@ -459,6 +697,10 @@ int main(int argc, char **argv)
 		fd = listen_tcp(argv[optind + 1]);
 	} else if (!strcmp(argv[optind], "unix")) {
 		fd = listen_unix(argv[optind + 1]);
+	} else if (!strcmp(argv[optind], "udp") ||
+		   !strcmp(argv[optind], "sctp")) {
+		fd = listen_dgram(argv[optind], argv[optind + 1]);
+		dgram = 1;
 	} else {
 		return 2;
 	}
@@ -472,6 +714,8 @@ int main(int argc, char **argv)
 	}
 	if (!inherited)
 		printf("listening\n");
+	if (dgram)
+		serve_dgram(fd);
 	for (;;) {
 		int conn = accept(fd, NULL, NULL);
 		pid_t pid;

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Brute LSM - Faults: which fatal signals are crashes, and the faults a
+ * handler caught but that ended the process all the same
+ *
+ * A crash is a fault the kernel raised against a process (or the abort it
+ * sent itself, detect.c) that ends it: whether it dies of the signal
+ * (the task_fatal_signal hook, task.c) or a handler it installed catches
+ * the fault and ends it -- exit() from the handler (ProFTPD's session
+ * processes), or a runtime that turns the fault into a panic and exits
+ * with an error status (Go).  Both cost an attacker the same: one wrong
+ * guess, one process, nothing the service learns.
+ *
+ * A handler that goes back to the work the process was doing is no crash:
+ * a JVM's implicit null checks return from the handler into the code that
+ * throws the exception, a server's handler siglongjmp()s into its request
+ * loop.  The process is taken to have gone back to work when it reads input
+ * again (a socket, a pipe) or executes a new image.  A fault whose process
+ * ends without that counts when it ends by exit() with the fault's signal
+ * still blocked (it never left the handler) or with a non-zero status;
+ * a process killed by a signal is the fatal hook's.
+ *
+ * The delivery and the end are seen through the kernel's tracepoints
+ * (signal_deliver, sched_process_exit), where the task cannot sleep: the
+ * work that needs to is done in task works of the task itself, before its
+ * handler runs (looking at a SIGBUS's mapping) and at the end of
+ * do_exit() (counting the crash, task.c).
+ *
+ * A SIGBUS past the end of a mapped file is what the file's truncation
+ * does to every process that maps it: nobody's input is to blame when
+ * another user could have truncated the file.  Any other SIGBUS -- a
+ * non-canonical stack address (#SS, SI_KERNEL), a misaligned access, past
+ * the end of a file only the process's own user can write -- is charged
+ * like a SIGSEGV: an attacker must not be able to pick the signal that is
+ * never charged.
+ */
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/signal.h>
+#include <linux/task_work.h>
+#include <trace/events/sched.h>
+#include <trace/events/signal.h>
+
+#include "common.h"
+#include "detect.h"
+#include "fault.h"
+#include "sysctl.h"
+#include "task.h"
+
+/*
+ * Whether @addr lies in a page of a file mapping past the end of its file,
+ * and someone other than the process's own user could have truncated the
+ * file: it belongs to another user, or its group or others may write it.
+ * Root is not counted as someone else: it could have truncated any file.
+ */
+static bool brute_sigbus_truncated(struct mm_struct *mm,
+				   const void __user *addr)
+{
+	const unsigned long address = (unsigned long)addr;
+	const struct cred *const cred = current_cred();
+	struct vm_area_struct *vma;
+	const struct inode *inode;
+	bool truncated = false;
+	pgoff_t pgoff;
+
+	if (mmap_read_lock_killable(mm))
+		return true;
+	vma = vma_lookup(mm, address);
+	if (vma && vma->vm_file) {
+		inode = file_inode(vma->vm_file);
+		pgoff = linear_page_index(vma, address);
+		truncated = pgoff >= DIV_ROUND_UP(i_size_read(inode),
+						  PAGE_SIZE) &&
+			    (!uid_eq(inode->i_uid, cred->euid) ||
+			     (inode->i_mode & 0022));
+	}
+	mmap_read_unlock(mm);
+	return truncated;
+}
+
+/**
+ * brute_fault_not_peers() - Tell whether a fault is nobody's input's doing
+ * @info: A fault of the current task that counts as a crash.
+ *
+ * A SIGBUS past the end of a mapped file another user could have
+ * truncated; a traced task's signal, which may be the tracer's
+ * (PTRACE_SETSIGINFO).  Such a crash is counted, but never charged to the
+ * peer whose input the process read.
+ *
+ * Context: Task context, may sleep; the current task's memory is there.
+ * Return: True if no peer answers for it.
+ */
+bool brute_fault_not_peers(const kernel_siginfo_t *info)
+{
+	if (current->ptrace)
+		return true;
+	if (info->si_signo != SIGBUS || info->si_code != BUS_ADRERR ||
+	    !current->mm)
+		return false;
+	return brute_sigbus_truncated(current->mm, info->si_addr);
+}
+
+static void brute_fault_classify(struct callback_head *work)
+{
+	struct brute_task_security *const ts =
+		container_of(work, struct brute_task_security, fault.classify);
+
+	if (current->mm)
+		ts->fault.not_peers =
+			brute_sigbus_truncated(current->mm, ts->fault.addr);
+	clear_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags);
+}
+
+/*
+ * signal_deliver, from get_signal() with the siglock held: a crash's
+ * signal delivered to a handler of the current task.  Remembered until the
+ * task goes back to work; a SIGBUS is looked at before the handler runs.
+ */
+static void brute_fault_delivered(void *data, int sig,
+				  struct kernel_siginfo *info,
+				  struct k_sigaction *ka)
+{
+	struct brute_task_security *const ts = brute_task(current);
+	struct brute_fault *const fault = &ts->fault;
+	const __sighandler_t handler = ka->sa.sa_handler;
+
+	if (handler == SIG_DFL || handler == SIG_IGN || info == SEND_SIG_NOINFO ||
+	    !ts->hierarchy || (current->flags & PF_KTHREAD) ||
+	    brute_mode() == BRUTE_MODE_OFF ||
+	    !brute_signal_counts(info, task_tgid_vnr(current)))
+		return;
+	fault->signo = info->si_signo;
+	fault->code = info->si_code;
+	fault->addr = info->si_addr;
+	fault->not_peers = !!current->ptrace;
+	set_bit(BRUTE_TASK_FAULTED, &ts->flags);
+	if (info->si_signo != SIGBUS || info->si_code != BUS_ADRERR ||
+	    test_and_set_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags))
+		return;
+	/* Before the handler: TWA_RESUME takes no lock of the siglock's. */
+	init_task_work(&fault->classify, brute_fault_classify);
+	if (task_work_add(current, &fault->classify, TWA_RESUME))
+		clear_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags);
+}
+
+static void brute_fault_exit(struct callback_head *work)
+{
+	struct brute_task_security *const ts =
+		container_of(work, struct brute_task_security, fault.exit);
+	kernel_siginfo_t info;
+
+	clear_siginfo(&info);
+	info.si_signo = ts->fault.signo;
+	info.si_code = ts->fault.code;
+	info.si_addr = ts->fault.addr;
+	brute_task_crash(&info, ts->fault.not_peers, true);
+}
+
+/*
+ * Whether the process of @task, which caught a fault and did not go back
+ * to work, ends with it: by exit() (a signal's death is the fatal hook's),
+ * from inside the handler (the fault's signal still blocked) or with an
+ * error status.
+ */
+static bool brute_fault_ends(const struct task_struct *task,
+			     const struct brute_fault *fault)
+{
+	const int code = task->exit_code;
+
+	if (code & 0x7f)
+		return false;
+	if (!(task->signal->flags & SIGNAL_GROUP_EXIT) &&
+	    atomic_read(&task->signal->live))
+		return false;
+	return sigismember(&task->blocked, fault->signo) || (code >> 8);
+}
+
+/* sched_process_exit, from do_exit() of the current task. */
+static void brute_fault_exited(void *data, struct task_struct *task)
+{
+	struct brute_task_security *const ts = brute_task(task);
+
+	if (likely(!test_bit(BRUTE_TASK_FAULTED, &ts->flags)))
+		return;
+	clear_bit(BRUTE_TASK_FAULTED, &ts->flags);
+	/* Killed before its handler ran: not its handler's end. */
+	if (test_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags) ||
+	    !brute_fault_ends(task, &ts->fault))
+		return;
+	init_task_work(&ts->fault.exit, brute_fault_exit);
+	/* Runs in exit_task_work(), later in do_exit(). */
+	if (task_work_add(task, &ts->fault.exit, TWA_NONE))
+		pr_warn_ratelimited("crash of %d (%s) ended by its handler not counted\n",
+				    task_tgid_nr(task), task->comm);
+}
+
+/**
+ * brute_fault_setup() - Attach to the signal delivery and exit tracepoints
+ *
+ * Return: 0, or an error if a tracepoint could not be attached.
+ */
+__init int brute_fault_setup(void)
+{
+	int err;
+
+	err = register_trace_signal_deliver(brute_fault_delivered, NULL);
+	if (err)
+		return err;
+	err = register_trace_sched_process_exit(brute_fault_exited, NULL);
+	if (err)
+		unregister_trace_signal_deliver(brute_fault_delivered, NULL);
+	return err;
+}
