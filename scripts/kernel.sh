@@ -101,7 +101,8 @@ done <"$stage.manifest"
 if [ -f "$work/.brute-manifest" ]; then
 	comm -23 "$work/.brute-manifest" "$stage.manifest" | while read -r f; do
 		rm -f "$work/$f"
-		[ -e "$pristine/$f" ] && cp "$pristine/$f" "$work/$f"
+		# A file of ours (none in the pristine tree) is only removed.
+		if [ -e "$pristine/$f" ]; then cp "$pristine/$f" "$work/$f"; fi
 	done
 fi
 mv "$stage.manifest" "$work/.brute-manifest"
