@@ -169,17 +169,22 @@ static void brute_fault_exit(struct callback_head *work)
  * from inside the handler (the fault's signal still blocked) or with an
  * error status.
  */
-static bool brute_fault_ends(const struct task_struct *task,
+static bool brute_fault_exit_counts(const int exit_code, const bool in_handler)
+{
+	if (exit_code & 0x7f)
+		return false;
+	return in_handler || (exit_code >> 8);
+}
+
+static bool brute_fault_ends(struct task_struct *task,
 			     const struct brute_fault *fault)
 {
-	const int code = task->exit_code;
-
-	if (code & 0x7f)
-		return false;
 	if (!(task->signal->flags & SIGNAL_GROUP_EXIT) &&
 	    atomic_read(&task->signal->live))
 		return false;
-	return sigismember(&task->blocked, fault->signo) || (code >> 8);
+	return brute_fault_exit_counts(task->exit_code,
+				       sigismember(&task->blocked,
+						   fault->signo));
 }
 
 /* sched_process_exit, from do_exit() of the current task. */
@@ -200,6 +205,38 @@ static void brute_fault_exited(void *data, struct task_struct *task)
 		pr_warn_ratelimited("crash of %d (%s) ended by its handler not counted\n",
 				    task_tgid_nr(task), task->comm);
 }
+
+#ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
+
+#include <kunit/test.h>
+
+/*
+ * exit(0) from inside the handler counts; after the handler returned,
+ * only an error status (Go's panic: 2); a death by a signal is the fatal
+ * hook's.
+ */
+static void test_fault_exit_counts(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, brute_fault_exit_counts(0, true));
+	KUNIT_EXPECT_TRUE(test, brute_fault_exit_counts(2 << 8, false));
+	KUNIT_EXPECT_FALSE(test, brute_fault_exit_counts(0, false));
+	KUNIT_EXPECT_FALSE(test, brute_fault_exit_counts(SIGKILL, true));
+	KUNIT_EXPECT_FALSE(test, brute_fault_exit_counts(SIGSEGV | 0x80, true));
+}
+
+static struct kunit_case test_fault_cases[] = {
+	KUNIT_CASE(test_fault_exit_counts),
+	{}
+};
+
+static struct kunit_suite test_fault_suite = {
+	.name = "brute_fault",
+	.test_cases = test_fault_cases,
+};
+
+kunit_test_suite(test_fault_suite);
+
+#endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */
 
 /**
  * brute_fault_setup() - Attach to the signal delivery and exit tracepoints

@@ -99,13 +99,9 @@ static bool brute_inet_stream(const struct sock *const sk)
  * family -- packet sockets, VSOCK, TIPC, CAN, Bluetooth and the rest --
  * carries what another machine (or a virtual machine's host) sent.
  */
-static bool brute_sock_remote(const struct sock *const sk,
-			      const struct brute_sock_security *const bs)
+static bool brute_family_remote(const int family)
 {
-	switch (sk->sk_family) {
-	case AF_INET:
-	case AF_INET6:
-		return READ_ONCE(bs->remote);
+	switch (family) {
 	case AF_UNIX:
 	case AF_NETLINK:
 	case AF_ALG:
@@ -114,6 +110,14 @@ static bool brute_sock_remote(const struct sock *const sk,
 	default:
 		return true;
 	}
+}
+
+static bool brute_sock_remote(const struct sock *const sk,
+			      const struct brute_sock_security *const bs)
+{
+	if (brute_inet(sk))
+		return READ_ONCE(bs->remote);
+	return brute_family_remote(sk->sk_family);
 }
 
 /* An IPv4-mapped IPv6 address is an IPv4 one. */
@@ -321,33 +325,30 @@ static int hook_mptcp_add_subflow(struct sock *const sk, struct sock *const ssk)
  * make one; in a family without ports (packet sockets, VSOCK, TIPC) any
  * bind() does.  Unix and netlink sockets carry this host's input only.
  */
-static int hook_socket_bind(struct socket *const sock,
-			    struct sockaddr *const address, const int addrlen)
+static bool brute_bind_listens(const struct sockaddr *const address,
+			       const int addrlen)
 {
 	const struct sockaddr_in6 *sin6;
 	const struct sockaddr_in *sin;
-	bool port;
 
-	if (!sock->sk || addrlen < (int)sizeof(address->sa_family))
-		return 0;
+	if (addrlen < (int)sizeof(address->sa_family))
+		return false;
 	switch (address->sa_family) {
 	case AF_INET:
 		sin = (const struct sockaddr_in *)address;
-		port = addrlen >= (int)sizeof(*sin) && sin->sin_port;
-		break;
+		return addrlen >= (int)sizeof(*sin) && sin->sin_port;
 	case AF_INET6:
 		sin6 = (const struct sockaddr_in6 *)address;
-		port = addrlen >= SIN6_LEN_RFC2133 && sin6->sin6_port;
-		break;
-	case AF_UNIX:
-	case AF_NETLINK:
-		port = false;
-		break;
+		return addrlen >= SIN6_LEN_RFC2133 && sin6->sin6_port;
 	default:
-		port = true;
-		break;
+		return brute_family_remote(address->sa_family);
 	}
-	if (port)
+}
+
+static int hook_socket_bind(struct socket *const sock,
+			    struct sockaddr *const address, const int addrlen)
+{
+	if (sock->sk && brute_bind_listens(address, addrlen))
 		WRITE_ONCE(brute_sock(sock->sk)->bound, 1);
 	return 0;
 }
@@ -899,6 +900,66 @@ static struct security_hook_list brute_net_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(socket_getsockopt, hook_socket_getsockopt),
 	LSM_HOOK_INIT(file_permission, hook_file_permission),
 };
+
+#ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
+
+#include <kunit/test.h>
+
+/*
+ * A service's datagram socket is bound to a port; a client's is bound to
+ * none (port 0), and a short address binds nothing Brute reads.
+ */
+static void test_net_bind_listens(struct kunit *test)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct sockaddr sa = { .sa_family = AF_UNIX };
+
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens((struct sockaddr *)&sin,
+						    sizeof(sin)));
+	sin.sin_port = htons(53);
+	KUNIT_EXPECT_TRUE(test, brute_bind_listens((struct sockaddr *)&sin,
+						   sizeof(sin)));
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens((struct sockaddr *)&sin,
+						    sizeof(sin) - 12));
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens((struct sockaddr *)&sin6,
+						    sizeof(sin6)));
+	sin6.sin6_port = htons(443);
+	KUNIT_EXPECT_TRUE(test, brute_bind_listens((struct sockaddr *)&sin6,
+						   SIN6_LEN_RFC2133));
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens(&sa, sizeof(sa)));
+	sa.sa_family = AF_NETLINK;
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens(&sa, sizeof(sa)));
+	sa.sa_family = AF_PACKET;
+	KUNIT_EXPECT_TRUE(test, brute_bind_listens(&sa, sizeof(sa)));
+	KUNIT_EXPECT_FALSE(test, brute_bind_listens(&sa, 1));
+}
+
+/* Only the host's own families carry no other machine's input. */
+static void test_net_family_remote(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, brute_family_remote(AF_UNIX));
+	KUNIT_EXPECT_FALSE(test, brute_family_remote(AF_NETLINK));
+	KUNIT_EXPECT_FALSE(test, brute_family_remote(AF_ALG));
+	KUNIT_EXPECT_TRUE(test, brute_family_remote(AF_PACKET));
+	KUNIT_EXPECT_TRUE(test, brute_family_remote(AF_VSOCK));
+	KUNIT_EXPECT_TRUE(test, brute_family_remote(AF_TIPC));
+}
+
+static struct kunit_case test_net_cases[] = {
+	KUNIT_CASE(test_net_bind_listens),
+	KUNIT_CASE(test_net_family_remote),
+	{}
+};
+
+static struct kunit_suite test_net_suite = {
+	.name = "brute_net",
+	.test_cases = test_net_cases,
+};
+
+kunit_test_suite(test_net_suite);
+
+#endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */
 
 /**
  * brute_net_add_hooks() - Register the network hooks
