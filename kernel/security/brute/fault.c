@@ -22,9 +22,12 @@
  *
  * The delivery and the end are seen through the kernel's tracepoints
  * (signal_deliver, sched_process_exit), where the task cannot sleep: the
- * work that needs to is done in task works of the task itself, before its
- * handler runs (looking at a SIGBUS's mapping) and at the end of
- * do_exit() (counting the crash, task.c).
+ * work that needs to is done where it can.  A SIGBUS's mapping is looked at
+ * in a task work that runs before the handler.  The crash is counted
+ * (task.c) when the exiting process releases its first file: before its
+ * connections close, so that a verdict's ban is in place before the peer
+ * sees the end of its request, as on the fatal path; or, if it releases
+ * none, in a task work at the end of do_exit().
  *
  * A SIGBUS past the end of a mapped file is what the file's truncation
  * does to every process that maps it: nobody's input is to blame when
@@ -37,6 +40,7 @@
 
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/lsm_hooks.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/pagemap.h>
@@ -51,6 +55,7 @@
 #include "common.h"
 #include "detect.h"
 #include "fault.h"
+#include "setup.h"
 #include "sysctl.h"
 #include "task.h"
 
@@ -150,17 +155,39 @@ static void brute_fault_delivered(void *data, int sig,
 		clear_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags);
 }
 
-static void brute_fault_exit(struct callback_head *work)
+/* Count the crash of the exiting current task, once. */
+static void brute_fault_count(struct brute_task_security *const ts)
 {
-	struct brute_task_security *const ts =
-		container_of(work, struct brute_task_security, fault.exit);
 	kernel_siginfo_t info;
 
+	if (!test_and_clear_bit(BRUTE_TASK_FAULT_EXIT, &ts->flags))
+		return;
 	clear_siginfo(&info);
 	info.si_signo = ts->fault.signo;
 	info.si_code = ts->fault.code;
 	info.si_addr = ts->fault.addr;
 	brute_task_crash(&info, ts->fault.not_peers, true);
+}
+
+static void brute_fault_exit(struct callback_head *work)
+{
+	brute_fault_count(container_of(work, struct brute_task_security,
+				       fault.exit));
+}
+
+/*
+ * An exiting task releases the files it held last in task works of its
+ * own, ahead of the one brute_fault_exited() queued.
+ */
+static void hook_file_release(struct file *const file)
+{
+	struct brute_task_security *ts;
+
+	if (likely(!(current->flags & PF_EXITING)))
+		return;
+	ts = brute_task(current);
+	if (unlikely(test_bit(BRUTE_TASK_FAULT_EXIT, &ts->flags)))
+		brute_fault_count(ts);
 }
 
 /*
@@ -199,12 +226,19 @@ static void brute_fault_exited(void *data, struct task_struct *task)
 	if (test_bit(BRUTE_TASK_FAULT_CLASSIFY, &ts->flags) ||
 	    !brute_fault_ends(task, &ts->fault))
 		return;
+	set_bit(BRUTE_TASK_FAULT_EXIT, &ts->flags);
 	init_task_work(&ts->fault.exit, brute_fault_exit);
 	/* Runs in exit_task_work(), later in do_exit(). */
-	if (task_work_add(task, &ts->fault.exit, TWA_NONE))
+	if (task_work_add(task, &ts->fault.exit, TWA_NONE)) {
+		clear_bit(BRUTE_TASK_FAULT_EXIT, &ts->flags);
 		pr_warn_ratelimited("crash of %d (%s) ended by its handler not counted\n",
 				    task_tgid_nr(task), task->comm);
+	}
 }
+
+static struct security_hook_list brute_fault_hooks[] __ro_after_init = {
+	LSM_HOOK_INIT(file_release, hook_file_release),
+};
 
 #ifdef CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST
 
@@ -246,6 +280,9 @@ kunit_test_suite(test_fault_suite);
 __init int brute_fault_setup(void)
 {
 	int err;
+
+	security_add_hooks(brute_fault_hooks, ARRAY_SIZE(brute_fault_hooks),
+			   &brute_lsmid);
 
 	err = register_trace_signal_deliver(brute_fault_delivered, NULL);
 	if (err)

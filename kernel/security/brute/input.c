@@ -377,26 +377,47 @@ void brute_input_other(void)
 }
 
 /**
- * brute_input_served() - The current task reads a datagram a peer sent
+ * brute_input_served() - The current task reads a socket bound to a port
+ * @sk: The socket (&brute_sock_security.bound), kept alive by the caller.
+ * @remote: A packet from another machine reached it already.
  *
- * To a socket bound to a port: the process is a datagram service, whose
- * crashes are never its user's (nobody but the backstop answers for a
- * datagram's: its source cannot be told).
+ * A datagram from another machine makes the process a datagram service,
+ * whose crashes are never its user's (nobody but the backstop answers for
+ * a datagram's: its source cannot be told).  What the host's own processes
+ * send it -- its own user, over loopback -- does not: the socket is kept,
+ * and looked at again at the crash (the read waits for its datagram).
  *
  * Context: Task context.
  */
-void brute_input_served(void)
+void brute_input_served(struct sock *sk, const bool remote)
 {
 	struct brute_input_state *state;
+	struct sock *old = NULL;
 
 	rcu_read_lock();
 	state = brute_state();
-	if (!(READ_ONCE(state->flags) & BRUTE_INPUT_SERVED)) {
+	if (!(READ_ONCE(state->flags) & BRUTE_INPUT_SERVED) &&
+	    (remote || READ_ONCE(state->dgram) != sk)) {
 		spin_lock(&state->lock);
-		state->flags |= BRUTE_INPUT_SERVED;
+		if (remote) {
+			state->flags |= BRUTE_INPUT_SERVED;
+			old = state->dgram;
+			state->dgram = NULL;
+		} else if (state->dgram != sk) {
+			old = state->dgram;
+			sock_hold(sk);
+			state->dgram = sk;
+		}
 		spin_unlock(&state->lock);
 	}
 	rcu_read_unlock();
+	brute_input_sock_put(old);
+}
+
+/* Whether the datagram service's socket @sk got another machine's packet. */
+static bool brute_input_dgram_served(const struct sock *sk)
+{
+	return sk && READ_ONCE(brute_sock(sk)->remote);
 }
 
 /**
@@ -580,6 +601,9 @@ void brute_input_init(struct task_struct *task, u64 clone_flags)
 	state->sk = parent->sk;
 	if (state->sk)
 		sock_hold(state->sk);
+	state->dgram = parent->dgram;
+	if (state->dgram)
+		sock_hold(state->dgram);
 	state->flags = parent->flags;
 	state->input = parent->input;
 	spin_unlock(&parent->lock);
@@ -603,6 +627,7 @@ void brute_input_release(struct task_struct *task)
 	 * users of such locks would deadlock.
 	 */
 	brute_input_sock_put(xchg(&state->sk, NULL));
+	brute_input_sock_put(xchg(&state->dgram, NULL));
 }
 
 /**
@@ -618,17 +643,22 @@ void brute_input_release(struct task_struct *task)
 void brute_input_exec(const bool gains)
 {
 	struct brute_input_state *const state = &brute_task(current)->state;
-	struct sock *sk;
+	struct sock *sk, *dgram;
 
 	spin_lock(&state->lock);
 	sk = state->sk;
 	state->sk = NULL;
+	dgram = state->dgram;
+	state->dgram = NULL;
+	if (brute_input_dgram_served(dgram))
+		state->flags |= BRUTE_INPUT_SERVED;
 	state->flags &= gains ? 0 : BRUTE_INPUT_SERVED;
 	memset(&state->input, 0, sizeof(state->input));
 	memset(state->pipes, 0, sizeof(state->pipes));
 	state->npipes = 0;
 	spin_unlock(&state->lock);
 	brute_input_sock_put(sk);
+	brute_input_sock_put(dgram);
 }
 
 /**
@@ -663,10 +693,11 @@ void brute_input_resolve(const struct brute_params *params,
 		sock_hold(sk);
 	flags = state->flags;
 	res->input = state->input;
+	res->served = (flags & BRUTE_INPUT_SERVED) ||
+		      brute_input_dgram_served(state->dgram);
 	spin_unlock(&state->lock);
 	rcu_read_unlock();
 
-	res->served = flags & BRUTE_INPUT_SERVED;
 	if (!sk) {
 		res->how = BRUTE_INPUT_HOW_NONE;
 		memset(&res->input, 0, sizeof(res->input));

@@ -41,6 +41,11 @@ enum brute_input_flag {
  * @sk: The last connection read whose input a party answers for (a
  *      reference held), or NULL.
  * @flags: Enum brute_input_flag.
+ * @dgram: The last socket bound to a port (a datagram service's) the
+ *         process read before any of its packets came from another
+ *         machine (a reference held), or NULL: a read waits for its
+ *         datagram, so whether it served another machine's peer is known
+ *         at the crash.
  * @input: Who answers for @sk's input, as it was when it was read.
  * @pipes: Pipes the process wrote to: reading them back is reading its
  *         own input (a self-pipe), not another source.  Compared as
@@ -53,6 +58,7 @@ enum brute_input_flag {
 struct brute_input_state {
 	spinlock_t lock; /* See above. */
 	struct sock *sk;
+	struct sock *dgram;
 	u32 flags;
 	struct brute_input input;
 	const void *pipes[BRUTE_INPUT_PIPES];
@@ -101,7 +107,7 @@ void brute_input_release(struct task_struct *task);
 void brute_input_exec(bool gains);
 void brute_input_connection(struct sock *sk);
 void brute_input_other(void);
-void brute_input_served(void);
+void brute_input_served(struct sock *sk, bool remote);
 void brute_input_relayed(const struct brute_origin *origin);
 void brute_input_wrote(struct sock *sk);
 void brute_input_pipe(struct file *file, int mask);

@@ -319,7 +319,7 @@ static int hook_mptcp_add_subflow(struct sock *const sk, struct sock *const ssk)
 
 /*
  * A socket bound to a port waits for anyone's datagrams: a privileged
- * image reading it serves whoever sent them (a DNS, QUIC or syslog
+ * image reading other machines' on it serves them (a DNS, QUIC or syslog
  * server), and never answers to its user for a crash.  bind() with port
  * 0, or none (the kernel picks a free port: a client's socket), does not
  * make one; in a family without ports (packet sockets, VSOCK, TIPC) any
@@ -743,6 +743,7 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 	struct brute_sock_security *const bs = brute_sock(sk);
 	struct brute_hierarchy *hierarchy;
 	u32 boundary = 0;
+	bool remote;
 
 	hierarchy = brute_task(current)->hierarchy;
 	if (!hierarchy || (current->flags & PF_KTHREAD))
@@ -760,13 +761,11 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 	} else if (sk->sk_family != AF_NETLINK) {
 		if (!brute_sock_leader_serves(NULL) && brute_input_serving())
 			brute_input_other();
-		/*
-		 * A datagram service's socket: it serves whoever sends to it
-		 * (known before the datagram is: the read may wait for it).
-		 */
+		remote = brute_sock_remote(sk, bs);
+		/* A datagram service's socket: it serves other machines. */
 		if (READ_ONCE(bs->bound))
-			brute_input_served();
-		if (brute_sock_remote(sk, bs))
+			brute_input_served(sk, remote);
+		if (remote)
 			boundary = BRUTE_BOUNDARY_NETWORK;
 	}
 	if (boundary && !(READ_ONCE(hierarchy->boundaries) & boundary))
@@ -808,9 +807,11 @@ static int brute_sock_read(struct sock *const sk)
 	} else {
 		if (serves || sk->sk_family == AF_UNIX)
 			return brute_sock_read_slow(sk);
-		/* A datagram service not yet known to serve. */
+		/* A datagram service not yet known to serve another machine. */
 		if (READ_ONCE(bs->bound) &&
-		    !(READ_ONCE(ts->state.flags) & BRUTE_INPUT_SERVED))
+		    !(READ_ONCE(ts->state.flags) & BRUTE_INPUT_SERVED) &&
+		    (READ_ONCE(ts->state.dgram) != sk ||
+		     brute_sock_remote(sk, bs)))
 			return brute_sock_read_slow(sk);
 		remote = brute_sock_remote(sk, bs);
 	}

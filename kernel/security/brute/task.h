@@ -27,11 +27,14 @@ struct brute_hierarchy;
  *                      gone back to work since (read input, executed).
  * @BRUTE_TASK_FAULT_CLASSIFY: The SIGBUS it caught is to be looked at
  *                             before its handler runs.
+ * @BRUTE_TASK_FAULT_EXIT: Its process ends with the fault it caught: the
+ *                         crash is to be counted, once, as it exits.
  */
 enum brute_task_flag {
 	BRUTE_TASK_CRASHED,
 	BRUTE_TASK_FAULTED,
 	BRUTE_TASK_FAULT_CLASSIFY,
+	BRUTE_TASK_FAULT_EXIT,
 };
 
 /**

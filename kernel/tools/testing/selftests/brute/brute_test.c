@@ -3202,6 +3202,36 @@ TEST_F(brute, v5_fcaps_sctp_service_lives)
 }
 
 /*
+ * What its own user sends it over loopback is not another party's: the
+ * user who runs a file-capability datagram service and crashes it with
+ * datagrams of their own is charged (its image is killed, the user is in
+ * the table), as over TCP.
+ */
+TEST_F(brute, v5_fcaps_udp_own_input_charged)
+{
+	const char *fcaps = "/tmp/brute_service_fcaps";
+	struct outcome attacker;
+	char uid[16];
+	struct run srv;
+	int sig;
+
+	NEED_NET();
+	snprintf(uid, sizeof(uid), "%d", USER_UID);
+	ASSERT_EQ(0, service_fcaps(fcaps));
+	srv = service_in(USER_UID, SRV_NETNS,
+			 ARGV((char *)fcaps, "udp", "10.199.0.1:7819"));
+	ASSERT_GT(srv.pid, 0);
+	attacker = client(ARGV((char *)path_of("client"), "-n", SRV_NETNS,
+			       "-u", uid, "-c", "8", "-r", "crash", "udp",
+			       "10.199.0.1:7819"));
+	EXPECT_EQ(8, attacker.crashed);
+	EXPECT_TRUE(user_in_table(USER_UID));
+	sig = service_end_after(&srv, 2000);
+	EXPECT_EQ(SIGKILL, sig);
+	unlink(fcaps);
+}
+
+/*
  * A file-capability web server whose workers execute a CGI program with
  * the request on a pipe: the program gains nothing itself, it serves the
  * server's clients.  Five addresses crashing it once each neither ban the
