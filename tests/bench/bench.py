@@ -152,6 +152,14 @@ V4_SCENARIOS = (
      f"{TCP} -F 8999 -a 10.199.0.1:8010 -A {ONE} -- /service -F udp:8999 tcp 10.199.0.1:8010"),
     ("fcaps", "file capabilities",
      f"{TCP} -c /tmp/av_fcaps -a 10.199.0.1:80 -A {ONE} -- /service tcp 10.199.0.1:80"),
+    # What a crash is (issue 40): a handler that exits, a runtime that panics and exits, a
+    # SIGBUS the service's own file gives (charged like a SIGSEGV).
+    ("hexit", "crash handler exits",
+     f"{TCP} -a 10.199.0.1:8015 -A {ONE} -- /service -H exit tcp 10.199.0.1:8015"),
+    ("panic", "handler panics, exit 2",
+     f"{TCP} -a 10.199.0.1:8016 -A {ONE} -- /service -H panic tcp 10.199.0.1:8016"),
+    ("busown", "SIGBUS, own file",
+     f"{TCP} -q bus-own -a 10.199.0.1:8017 -A {ONE} -- /service tcp 10.199.0.1:8017"),
 )
 V4_SETUP = r"""	# response v4 (issue 29)
 	{ echo "address add 10.103.0.2/32 dev av_1"; echo "address add 10.199.0.17/32 dev av_1"; } |

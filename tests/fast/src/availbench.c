@@ -56,6 +56,8 @@
  *   -c PATH        run a copy of SERVICE at PATH with the file capability
  *                  cap_net_bind_service=+ep (setcap's): a privileged image
  *                  of its user (-U)
+ *   -q REQUEST     the attacker's request line (default "crash"; the
+ *                  service's "bus-own": a SIGBUS of its own file)
  *
  * The supervisor (a process of this program) executes SERVICE ARGS (the
  * selftests' service: "crash" makes its per-connection child fault) and
@@ -156,6 +158,8 @@ static int natt;
 static long restart_ms = 100, benign_ms = 50, attack_ms = 20, att_to = 500, ben_to = 2000;
 static long benign_uid = -1, attacker_uid = -1, service_uid = -1;
 static const char *proxy_at, *proxy_ns, *proxy_src, *warmup_src, *fcaps_copy;
+/* -q: what the attacker sends. */
+static char att_request[64] = "crash\n";
 static long proxy_uid = -1, frame_port = -1, restarts_stop;
 static int att_mptcp, proxy_mixed;
 
@@ -514,7 +518,7 @@ static void attacker(void)
 		if (warmup_src)
 			request(warmup_src, "hello\n", att_to, att_mptcp);
 		t = now_ns();
-		o = request(natt ? att_src[k] : NULL, "crash\n", att_to, att_mptcp);
+		o = request(natt ? att_src[k] : NULL, att_request, att_to, att_mptcp);
 		sh->attack_sent++;
 		switch (o) {
 		case CRASHED:
@@ -639,7 +643,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt(argc, argv,
-			     "+k:a:N:C:U:b:B:A:X:d:R:r:i:j:t:T:MP:p:Y:L:mw:F:c:")) != -1) {
+			     "+k:a:N:C:U:b:B:A:X:d:R:r:i:j:t:T:MP:p:Y:L:mw:F:c:q:")) != -1) {
 		switch (opt) {
 		case 'k': kind = optarg; break;
 		case 'a': where = optarg; break;
@@ -666,6 +670,11 @@ int main(int argc, char **argv)
 		case 'w': warmup_src = optarg; break;
 		case 'F': frame_port = atol(optarg); break;
 		case 'c': fcaps_copy = optarg; break;
+		case 'q':
+			if (snprintf(att_request, sizeof(att_request), "%s\n",
+				     optarg) >= (int)sizeof(att_request))
+				return 2;
+			break;
 		default: return 2;
 		}
 	}
