@@ -3202,6 +3202,28 @@ TEST_F(brute, v5_fcaps_sctp_service_lives)
 }
 
 /*
+ * A packet socket carries what another machine sent: a service reading one
+ * crosses the network boundary, and its crashes count (here toward a
+ * backstop of 3, which kills it: root's image, nobody to charge).
+ */
+TEST_F(brute, v5_packet_socket_crosses_network)
+{
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	ASSERT_EQ(0, sysctl_write("backstop_faults", "3"));
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS,
+			   "packet", "brute0"));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "6", "-t", "300", "-r", "crash",
+			  "udp", "10.199.0.1:7820"));
+	EXPECT_EQ(6, out.crashed);
+	EXPECT_EQ(SIGKILL, service_end_after(&srv, 2000));
+}
+
+/*
  * What its own user sends it over loopback is not another party's: the
  * user who runs a file-capability datagram service and crashes it with
  * datagrams of their own is charged (its image is killed, the user is in

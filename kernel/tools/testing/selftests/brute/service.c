@@ -3,7 +3,7 @@
  * A forking service of the Brute selftests, with a crash-only bug.
  *
  * Usage: service [options] tcp ADDR:PORT | unix PATH [-- PROG ARGS...]
- *        service [options] udp ADDR:PORT | sctp ADDR:PORT
+ *        service [options] udp ADDR:PORT | sctp ADDR:PORT | packet IFNAME
  *        service cgi
  *   Accepts connections; a child per connection reads one request line:
  *   "crash" makes it fault (SIGSEGV), "bus" makes it touch a page of a
@@ -11,7 +11,10 @@
  *   truncation by that user would), "bus-own" the same with a file of its
  *   own user, only it can write; anything else is answered "ok".
  *   Over udp and sctp (one-to-many), the service reads each datagram and
- *   forks a child that handles it, answering to its sender.  "cgi" reads
+ *   forks a child that handles it, answering to its sender.  Over packet,
+ *   it reads the IPv4 packets that reach IFNAME (a packet socket bound to
+ *   it) and forks a child per packet, which faults if the packet holds
+ *   "crash" and answers nothing.  "cgi" reads
  *   one request line on its standard input and handles it the same,
  *   answering on its standard output (a CGI program).
  *   With PROG, each child executes PROG ARGS instead, the connection as
@@ -77,7 +80,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/io_uring.h>
+#include <net/if.h>
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -550,6 +556,48 @@ static void serve_dgram(int fd)
 	}
 }
 
+/* packet IFNAME: a packet socket bound to IFNAME's IPv4 packets. */
+static int listen_packet(const char *ifname)
+{
+	struct sockaddr_ll ll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_IP),
+		.sll_ifindex = if_nametoindex(ifname),
+	};
+	int fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP));
+
+	if (fd < 0 || !ll.sll_ifindex ||
+	    bind(fd, (struct sockaddr *)&ll, sizeof(ll)))
+		die("packet");
+	return fd;
+}
+
+/* Each packet read by the service, looked at by a child of its own. */
+static void serve_packets(int fd)
+{
+	char buf[2048];
+	ssize_t n;
+	pid_t pid;
+
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("recv");
+		pid = fork();
+		if (pid < 0 && errno == EAGAIN)
+			continue;
+		if (pid < 0)
+			die("fork");
+		if (pid)
+			continue;
+		if (memmem(buf, n, "crash", 5))
+			crash();
+		_exit(0);
+	}
+}
+
 /* service cgi: one request on standard input, answered on the output. */
 static int cgi_main(void)
 {
@@ -589,7 +637,7 @@ int main(int argc, char **argv)
 	uid_t uid = (uid_t)-1;
 	static const char *const hows[] = { "read", "splice", "readv", "recv",
 					    "uring-read", "uring-recv" };
-	int opt, fd, once = 0, reexec_on_hup = 0, dgram = 0;
+	int opt, fd, once = 0, reexec_on_hup = 0, dgram = 0, packets = 0;
 	const char *how = "read";
 	size_t i;
 
@@ -701,6 +749,9 @@ int main(int argc, char **argv)
 		   !strcmp(argv[optind], "sctp")) {
 		fd = listen_dgram(argv[optind], argv[optind + 1]);
 		dgram = 1;
+	} else if (!strcmp(argv[optind], "packet")) {
+		fd = listen_packet(argv[optind + 1]);
+		packets = 1;
 	} else {
 		return 2;
 	}
@@ -716,6 +767,8 @@ int main(int argc, char **argv)
 		printf("listening\n");
 	if (dgram)
 		serve_dgram(fd);
+	if (packets)
+		serve_packets(fd);
 	for (;;) {
 		int conn = accept(fd, NULL, NULL);
 		pid_t pid;
