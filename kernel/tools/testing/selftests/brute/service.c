@@ -127,14 +127,15 @@ static void bus_past_end(uid_t owner)
 	if (map == MAP_FAILED || ftruncate(fd, 0))
 		die("mmap");
 	unlink(path);
-	*(volatile char *)(map + 4096);
+	/* An atomic access: the compiler keeps it. */
+	(void)__atomic_load_n(map + 4096, __ATOMIC_RELAXED);
 }
 
 /* -H: how a child's handler deals with a fault. */
 static const char *on_fault_how;
 static sigjmp_buf recover;
 static char *guard;
-static char panic_stack[65536] __attribute__((aligned(16)));
+static char panic_stack[65536];
 
 static void panic_exit(void)
 {
@@ -158,7 +159,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 		/* Return into a function that panics, on a stack of its own. */
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)panic_exit;
 		uc->uc_mcontext.gregs[REG_RSP] =
-			(greg_t)(panic_stack + sizeof(panic_stack) - 8);
+			((greg_t)(panic_stack + sizeof(panic_stack)) & ~15L) - 8;
 		return;
 	case 'r':
 		if (mprotect(guard, 4096, PROT_READ | PROT_WRITE))
@@ -186,7 +187,7 @@ static void catch_faults(void)
 static void crash(void)
 {
 	if (on_fault_how && on_fault_how[0] == 'r')
-		*(volatile int *)guard = 1;
+		__atomic_store_n((int *)guard, 1, __ATOMIC_RELAXED);
 	else
 		fault();
 }
