@@ -402,11 +402,11 @@ void brute_input_served(struct sock *sk, const bool remote)
 		if (remote) {
 			state->flags |= BRUTE_INPUT_SERVED;
 			old = state->dgram;
-			state->dgram = NULL;
+			WRITE_ONCE(state->dgram, NULL);
 		} else if (state->dgram != sk) {
 			old = state->dgram;
 			sock_hold(sk);
-			state->dgram = sk;
+			WRITE_ONCE(state->dgram, sk);
 		}
 		spin_unlock(&state->lock);
 	}
@@ -649,7 +649,7 @@ void brute_input_exec(const bool gains)
 	sk = state->sk;
 	state->sk = NULL;
 	dgram = state->dgram;
-	state->dgram = NULL;
+	WRITE_ONCE(state->dgram, NULL);
 	if (brute_input_dgram_served(dgram))
 		state->flags |= BRUTE_INPUT_SERVED;
 	state->flags &= gains ? 0 : BRUTE_INPUT_SERVED;
