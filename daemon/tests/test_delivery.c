@@ -154,28 +154,36 @@ static int frames(const struct strbuf *b, int *seqs, int max)
 	return n;
 }
 
+/* A TCP forwarder to 127.0.0.1:port, over a new spool of spool_mib MiB in dir. */
+static struct forward *tcp_forwarder(const char *dir, uint16_t port, uint64_t timeout_ms,
+				     size_t spool_mib, struct spool **sp)
+{
+	struct forward_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.protocol = SIEM_TCP;
+	snprintf(cfg.host, sizeof(cfg.host), "127.0.0.1");
+	snprintf(cfg.port, sizeof(cfg.port), "%u", port);
+	snprintf(cfg.hostname, sizeof(cfg.hostname), "testhost");
+	cfg.facility = LOG_AUTHPRIV;
+	cfg.retry_min_ms = 20;
+	cfg.retry_max_ms = 100;
+	cfg.timeout_ms = timeout_ms;
+	ck_assert_int_eq(spool_open(dir, spool_mib << 20, false, sp), 0);
+	return forward_new(&cfg, *sp);
+}
+
 static void stalled_receiver(enum sink_mode mode)
 {
 	const char *dir = make_tmpdir();
 	struct sink k = { 0 }, good = { 0 };
-	struct forward_config cfg;
 	const struct forward_stats *st;
 	struct spool *sp;
 	struct forward *f;
 	int *seqs = calloc(2 * ENTRIES, sizeof(int)), n;
 
 	sink_listen(&k, mode, 0);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.protocol = SIEM_TCP;
-	snprintf(cfg.host, sizeof(cfg.host), "127.0.0.1");
-	snprintf(cfg.port, sizeof(cfg.port), "%u", k.port);
-	snprintf(cfg.hostname, sizeof(cfg.hostname), "testhost");
-	cfg.facility = LOG_AUTHPRIV;
-	cfg.retry_min_ms = 20;
-	cfg.retry_max_ms = 100;
-	cfg.timeout_ms = 300;
-	ck_assert_int_eq(spool_open(dir, 64 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
+	f = tcp_forwarder(dir, k.port, 300, 64, &sp);
 	ck_assert_ptr_nonnull(f);
 	/* ~1 MB: more than a socket buffer, so the receiver's stack takes some and then no more */
 	for (int i = 0; i < ENTRIES; i++) {
@@ -244,23 +252,12 @@ START_TEST(test_batches_confirmed)
 {
 	const char *dir = make_tmpdir();
 	struct sink k = { 0 };
-	struct forward_config cfg;
 	struct spool *sp;
 	struct forward *f;
 	int seqs[2600], n;
 
 	sink_listen(&k, SINK_READ, 0);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.protocol = SIEM_TCP;
-	snprintf(cfg.host, sizeof(cfg.host), "127.0.0.1");
-	snprintf(cfg.port, sizeof(cfg.port), "%u", k.port);
-	snprintf(cfg.hostname, sizeof(cfg.hostname), "testhost");
-	cfg.facility = LOG_AUTHPRIV;
-	cfg.retry_min_ms = 20;
-	cfg.retry_max_ms = 100;
-	cfg.timeout_ms = 5000;
-	ck_assert_int_eq(spool_open(dir, 64 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
+	f = tcp_forwarder(dir, k.port, 5000, 64, &sp);
 	for (int i = 0; i < 2500; i++) {	/* more than one batch (1024 messages) */
 		struct entry e;
 
@@ -435,7 +432,6 @@ static void scenario(enum receiver_kind kind)
 	/* -T: a connection idle that long ends (bounds what a failed test leaves behind) */
 	char *socat[] = { "/usr/bin/socat", "-t", "3600", "-T", "60", socat_listen, socat_to, NULL };
 	char *rsyslogd[] = { "/usr/sbin/rsyslogd", "-n", "-f", conf, "-i", pidf, NULL };
-	struct forward_config cfg;
 	const struct forward_stats *st;
 	uint64_t resent0, end;
 	struct tally t;
@@ -454,17 +450,7 @@ static void scenario(enum receiver_kind kind)
 		test_skip("delivery: rsyslogd is not installed (make deps)");
 		goto out;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.protocol = SIEM_TCP;
-	snprintf(cfg.host, sizeof(cfg.host), "127.0.0.1");
-	snprintf(cfg.port, sizeof(cfg.port), "%u", port);
-	snprintf(cfg.hostname, sizeof(cfg.hostname), "testhost");
-	cfg.facility = LOG_AUTHPRIV;
-	cfg.retry_min_ms = 20;
-	cfg.retry_max_ms = 200;
-	cfg.timeout_ms = 500;
-	ck_assert_int_eq(spool_open(dir, 256 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
+	f = tcp_forwarder(dir, port, 500, 256, &sp);
 	ck_assert_ptr_nonnull(f);
 	queue_alerts(f, SCENARIO);
 

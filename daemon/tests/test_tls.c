@@ -322,6 +322,29 @@ static void check_in_order(struct tls_receiver *rv, int total)
 }
 
 /*
+ * The receiver started, a forwarder to it (timeout_ms) over a new spool of
+ * spool_size in a new *dir; false, the test skipped, without certtool.
+ */
+static bool tls_setup(struct tls_receiver *rv, uint64_t timeout_ms, size_t spool_size,
+		      const char **dir, struct spool **sp, struct forward **f)
+{
+	struct forward_config cfg;
+
+	if (!make_pki()) {
+		test_skip("tls: certtool (gnutls-bin) is not installed");
+		return false;
+	}
+	*dir = make_tmpdir();
+	tls_receiver_start(rv);
+	cfg = tls_cfg(rv->port);
+	cfg.timeout_ms = timeout_ms;
+	ck_assert_int_eq(spool_open(*dir, spool_size, false, sp), 0);
+	*f = forward_new(&cfg, *sp);
+	ck_assert(*f != NULL);
+	return true;
+}
+
+/*
  * issue 42: over TLS too, a receiver that reads everything and answers the
  * end of the stream (close_notify, FIN) with neither until the next
  * connection comes: a batch larger than a receiver holds unread is
@@ -332,23 +355,13 @@ START_TEST(test_tls_receiver_never_closes)
 {
 	static char pad[6001];
 	struct tls_receiver rv = { .keep_open = true };
-	struct forward_config cfg;
 	struct spool *sp;
 	struct forward *f;
 	const char *dir;
 
-	if (!make_pki()) {
-		test_skip("tls: certtool (gnutls-bin) is not installed");
+	if (!tls_setup(&rv, 500, 16 << 20, &dir, &sp, &f))
 		return;
-	}
-	dir = make_tmpdir();
 	memset(pad, 'p', sizeof(pad) - 1);
-	tls_receiver_start(&rv);
-	cfg = tls_cfg(rv.port);
-	cfg.timeout_ms = 500;
-	ck_assert_int_eq(spool_open(dir, 16 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
-	ck_assert(f != NULL);
 	for (int i = 0; i < 60; i++) {	/* 360 KB: more than 4 of its first windows */
 		struct entry e;
 
@@ -387,22 +400,12 @@ END_TEST
 START_TEST(test_tls_stalled_receiver)
 {
 	struct tls_receiver rv = { .stall = true };
-	struct forward_config cfg;
 	struct spool *sp;
 	struct forward *f;
 	const char *dir;
 
-	if (!make_pki()) {
-		test_skip("tls: certtool (gnutls-bin) is not installed");
+	if (!tls_setup(&rv, 500, 1 << 20, &dir, &sp, &f))
 		return;
-	}
-	dir = make_tmpdir();
-	tls_receiver_start(&rv);
-	cfg = tls_cfg(rv.port);
-	cfg.timeout_ms = 500;
-	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
-	ck_assert(f != NULL);
 	submit(f, 0, 20);
 	pump(f, NULL, 0, 2000);
 	ck_assert_int_ge(rv.handshakes_ok, 1);
