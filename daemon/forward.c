@@ -25,7 +25,8 @@
 #define ACK_POLL_MS	20
 #define RESOLVE_POLL_MS	20
 #define RESOLVE_TIMEOUT_MS 5000
-#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
+#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded (a TLS
+					 * handshake, the wait for a proven batch's close) */
 #define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
 #define PARK_RUN_MAX	8	/* RELP: refused in a row, beyond that the receiver refuses all */
 #define LINGER_MS	100	/* TCP, TLS: nothing more to send for that long: the batch ends */
@@ -750,16 +751,22 @@ static void take_unconfirmed(struct forward *f, uint64_t now_ms)
 	f->retry_at = now_ms;
 }
 
+/* TCP, TLS, F_CLOSING: how long the close of a batch proven read is awaited */
+static uint64_t close_wait_ms(const struct forward *f)
+{
+	return f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+}
+
 /*
  * TCP, TLS, F_CLOSING: the receiver has not closed its end.  A settled
  * batch is taken as delivered (take_unconfirmed()) when the receiver is
- * known not to close (after CLOSE_GRACE_MS), or after timeout_ms when it
- * is proven read.  Anything else waits for the close, or for the timeout
- * that treats the receiver as stalled.  True if the batch was taken.
+ * known not to close (after CLOSE_GRACE_MS), or after close_wait_ms() when
+ * it is proven read.  Anything else waits for the close, or for the
+ * timeout that treats the receiver as stalled.  True if the batch was taken.
  */
 static bool unanswered_end(struct forward *f, uint64_t now_ms)
 {
-	bool timed_out = f->cfg.timeout_ms && now_ms - f->progress_ms >= f->cfg.timeout_ms;
+	bool timed_out = now_ms - f->progress_ms >= close_wait_ms(f);
 
 	if (!settled(f)) {
 		f->settled_ms = 0;
@@ -1076,8 +1083,7 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 	if (f->state == F_CLOSING && f->no_close)	/* polled until settled, then the grace */
 		return now_ms + ACK_POLL_MS;
 	if (f->state == F_CLOSING)	/* acknowledgements polled, then the receiver's end awaited */
-		return f->acked_bytes < f->written ? now_ms + ACK_POLL_MS :
-		       f->cfg.timeout_ms ? f->progress_ms + f->cfg.timeout_ms : UINT64_MAX;
+		return f->acked_bytes < f->written ? now_ms + ACK_POLL_MS : f->progress_ms + close_wait_ms(f);
 	if (f->state == F_HANDSHAKE && f->tls_waiting)
 		return f->tls_word_deadline;
 	if (f->state == F_HANDSHAKE)
