@@ -10,8 +10,10 @@
 
 #include <errno.h>
 #include <linux/sockios.h>
+#include <linux/tcp.h>		/* struct tcp_info with tcpi_snd_wnd (glibc's lacks it) */
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,22 @@
 #define ACK_POLL_MS	20
 #define RESOLVE_POLL_MS	20
 #define RESOLVE_TIMEOUT_MS 5000
-#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded */
+#define HANDSHAKE_TIMEOUT_MS 30000	/* when siem_timeout = 0 ("never"): still bounded (a TLS
+					 * handshake, the wait for a proven batch's close) */
 #define TLS13_WORD_MS	1000	/* TLS 1.3: how long to wait for the server's first word */
 #define PARK_RUN_MAX	8	/* RELP: refused in a row, beyond that the receiver refuses all */
 #define LINGER_MS	100	/* TCP, TLS: nothing more to send for that long: the batch ends */
+/*
+ * TCP, TLS: a batch whose end the receiver leaves unanswered, acknowledged
+ * whole by its stack, was read if that stack took more than READ_PROOF
+ * times the window it offered when the connection opened (a receiver that
+ * reads nothing holds about two: its buffer), or if its window shut and
+ * opened again to that size.  FIRST_WND: that window, when TCP_INFO does
+ * not say (the largest a SYN carries unscaled).
+ */
+#define READ_PROOF	4
+#define FIRST_WND	65535u
+#define CLOSE_GRACE_MS	200	/* a receiver known not to close: its close awaited that long */
 
 /*
  * F_HANDSHAKE: TLS only, TCP connected, the TLS handshake in progress.
@@ -68,6 +82,11 @@ struct forward {
 	struct forward_stats stats;
 	uint64_t progress_ms;	/* connected, or last byte acknowledged/written */
 	uint64_t acked_bytes;
+	/* TCP, TLS: what tells a receiver that reads without closing its end (unanswered_end()) */
+	uint32_t first_wnd;	/* the window it offered when the connection opened; 0: unknown */
+	bool wnd_shut;		/* its window was seen shut on this connection, bytes waiting */
+	bool no_close;		/* it read a batch and left its end open: learnt, until a failure */
+	uint64_t settled_ms;	/* F_CLOSING: since when all is acknowledged, our end too; 0: not */
 
 	bool sync_failed;		/* logged once until a flush works again */
 	struct resolver resolver;	/* the receiver's name, off the loop */
@@ -159,6 +178,9 @@ static void close_conn(struct forward *f)
 	f->blocked = false;
 	f->ring_start = f->ring_n = 0;
 	f->written = 0;
+	f->first_wnd = 0;
+	f->wnd_shut = false;
+	f->settled_ms = 0;
 }
 
 void forward_free(struct forward *f)
@@ -193,6 +215,7 @@ void forward_inherit(struct forward *f, struct forward *old)
 	n->stalls += o->stalls;
 	n->resolve_timeouts += o->resolve_timeouts;
 	n->resent += o->resent;
+	n->unconfirmed += o->unconfirmed;
 	n->last_delivery_usec = o->last_delivery_usec;
 	n->last_error_usec = o->last_error_usec;
 	snprintf(n->last_error, sizeof(n->last_error), "%s", o->last_error);
@@ -200,6 +223,7 @@ void forward_inherit(struct forward *f, struct forward *old)
 	    !strcmp(f->cfg.port, old->cfg.port)) {
 		n->connected = o->connected;
 		f->outage_logged = old->outage_logged;
+		f->no_close = old->no_close;
 	}
 }
 
@@ -208,6 +232,7 @@ static void fail_msg(struct forward *f, uint64_t now_ms, const char *what, const
 {
 	f->stats.failures++;
 	f->stats.connected = false;
+	f->no_close = false;	/* whatever receiver comes next shows again how it ends a batch */
 	f->stats.last_error_usec = now_realtime_usec();
 	snprintf(f->stats.last_error, sizeof(f->stats.last_error), "%s: %s", what, why);
 	if (!f->outage_logged) {
@@ -332,11 +357,27 @@ static void poll_resolve(struct forward *f, uint64_t now_ms)
 static void connected(struct forward *f, uint64_t now_ms);
 static void handshake(struct forward *f, uint64_t now_ms);
 
+/* TCP, TLS: the window the receiver offers now (TCP_INFO); false when the kernel does not say. */
+static bool peer_window(const struct forward *f, uint32_t *wnd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_snd_wnd) + sizeof(ti.tcpi_snd_wnd))
+		return false;
+	*wnd = ti.tcpi_snd_wnd;
+	return true;
+}
+
 /* TCP is up: TLS starts its handshake, the others are ready. */
 static void tcp_connected(struct forward *f, uint64_t now_ms)
 {
 	char err[768];
 
+	if (!peer_window(f, &f->first_wnd))
+		f->first_wnd = 0;
 	if (f->cfg.protocol != SIEM_TLS) {
 		connected(f, now_ms);
 		return;
@@ -630,6 +671,11 @@ static void check_acks(struct forward *f, uint64_t now_ms)
 		f->acked_bytes = acked;
 		f->progress_ms = now_ms;
 	}
+	if (acked < f->written && !f->wnd_shut) {
+		uint32_t wnd;
+
+		f->wnd_shut = peer_window(f, &wnd) && wnd == 0;
+	}
 }
 
 /*
@@ -645,6 +691,7 @@ static void receiver_closed(struct forward *f, uint64_t now_ms)
 {
 	if (confirm(f, wire_acked(f), now_ms)) {
 		f->stats.connected = true;
+		f->no_close = false;	/* it does close its end */
 		receiver_back(f);
 	}
 	if (!f->ring_n && !f->cur_off) {
@@ -653,6 +700,84 @@ static void receiver_closed(struct forward *f, uint64_t now_ms)
 		return;
 	}
 	fail(f, now_ms, "closed by receiver", 0);
+}
+
+/*
+ * TCP, TLS, F_CLOSING: every byte written and our end of the stream
+ * (close_notify, FIN) acknowledged by the receiver's stack, its window open.
+ */
+static bool settled(const struct forward *f)
+{
+	int outq = 0;
+	uint32_t wnd;
+
+	if (f->bye_pending || ioctl(f->fd, SIOCOUTQ, &outq) < 0 || outq != 0)
+		return false;
+	return !peer_window(f, &wnd) || wnd > 0;
+}
+
+/*
+ * A settled batch was read, not only held by the receiver's stack: that
+ * stack took more than a receiver that reads nothing can hold (READ_PROOF
+ * windows), or its window shut and opened again as wide as at first.
+ */
+static bool read_proven(const struct forward *f)
+{
+	uint32_t first = f->first_wnd ? f->first_wnd : FIRST_WND, wnd;
+
+	if (f->written > (uint64_t)READ_PROOF * first)
+		return true;
+	return f->wnd_shut && peer_window(f, &wnd) && wnd >= first;
+}
+
+/*
+ * The receiver read the batch and leaves its end of the stream open (it
+ * closes idle connections late or never, or a proxy keeps the half-close
+ * from it): the batch is delivered, counted as unconfirmed, not sent again.
+ */
+static void take_unconfirmed(struct forward *f, uint64_t now_ms)
+{
+	size_t n = confirm(f, f->written, now_ms);
+
+	f->stats.unconfirmed += n;
+	f->stats.connected = true;
+	receiver_back(f);
+	if (!f->no_close)
+		log_notice("SIEM receiver %s:%s (%s) read %zu entries (its stack acknowledged %llu bytes, more than it holds unread) and left its end of the stream open: delivered, counted as unconfirmed; so are its later batches once acknowledged, until a failure",
+			   f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol), n,
+			   (unsigned long long)f->written);
+	f->no_close = true;
+	close_conn(f);
+	f->retry_at = now_ms;
+}
+
+/* TCP, TLS, F_CLOSING: how long the close of a batch proven read is awaited */
+static uint64_t close_wait_ms(const struct forward *f)
+{
+	return f->cfg.timeout_ms ? f->cfg.timeout_ms : HANDSHAKE_TIMEOUT_MS;
+}
+
+/*
+ * TCP, TLS, F_CLOSING: the receiver has not closed its end.  A settled
+ * batch is taken as delivered (take_unconfirmed()) when the receiver is
+ * known not to close (after CLOSE_GRACE_MS), or after close_wait_ms() when
+ * it is proven read.  Anything else waits for the close, or for the
+ * timeout that treats the receiver as stalled.  True if the batch was taken.
+ */
+static bool unanswered_end(struct forward *f, uint64_t now_ms)
+{
+	bool timed_out = now_ms - f->progress_ms >= close_wait_ms(f);
+
+	if (!settled(f)) {
+		f->settled_ms = 0;
+		return false;
+	}
+	if (!f->settled_ms)
+		f->settled_ms = now_ms;
+	if (f->no_close ? now_ms - f->settled_ms < CLOSE_GRACE_MS : !(timed_out && read_proven(f)))
+		return false;
+	take_unconfirmed(f, now_ms);
+	return true;
 }
 
 /* Our end of the stream: TLS close_notify (again when it did not fit), then the FIN. */
@@ -906,6 +1031,8 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		else
 			close_conn(f);	/* nothing was sent on it (the spool emptied meanwhile) */
 	}
+	if (f->state == F_CLOSING && unanswered_end(f, now_ms))
+		return;
 	/* data pending and nothing taken for timeout_ms: the receiver stopped reading */
 	if (f->state == F_UP && f->cfg.timeout_ms && f->relp && (f->ring_n || f->cur.len) && !f->up) {
 		/* still connecting: librelp bounds that by the same timeout */
@@ -914,10 +1041,13 @@ void forward_dispatch(struct forward *f, short revents, uint64_t now_ms)
 		   now_ms - f->progress_ms >= f->cfg.timeout_ms) {
 		f->stats.stalls++;
 		if (!f->outage_logged)
-			log_warning("SIEM receiver %s:%s (%s) confirmed nothing for %llu ms with %zu message(s) pending: it stopped reading; reconnecting, they are sent again",
+			log_warning("SIEM receiver %s:%s (%s) confirmed nothing for %llu ms with %zu message(s) pending: %s; reconnecting, they are sent again",
 				    f->cfg.host, f->cfg.port, siem_protocol_name(f->cfg.protocol),
 				    (unsigned long long)(now_ms - f->progress_ms),
-				    f->ring_n + (f->cur.len ? 1 : 0));
+				    f->ring_n + (f->cur.len ? 1 : 0),
+				    f->state == F_CLOSING && settled(f) ?
+				    "its stack holds them, too few to tell whether it read them (it stopped reading, or never closes its end)" :
+				    "it stopped reading");
 		fail(f, now_ms, "no progress", ETIMEDOUT);
 	}
 }
@@ -950,9 +1080,10 @@ uint64_t forward_next_deadline(const struct forward *f, uint64_t now_ms)
 		return f->idle_ms + LINGER_MS;
 	if (f->state == F_CLOSING && f->bye_pending)
 		return f->cfg.timeout_ms ? f->progress_ms + f->cfg.timeout_ms : UINT64_MAX;
+	if (f->state == F_CLOSING && f->no_close)	/* polled until settled, then the grace */
+		return now_ms + ACK_POLL_MS;
 	if (f->state == F_CLOSING)	/* acknowledgements polled, then the receiver's end awaited */
-		return f->acked_bytes < f->written ? now_ms + ACK_POLL_MS :
-		       f->cfg.timeout_ms ? f->progress_ms + f->cfg.timeout_ms : UINT64_MAX;
+		return f->acked_bytes < f->written ? now_ms + ACK_POLL_MS : f->progress_ms + close_wait_ms(f);
 	if (f->state == F_HANDSHAKE && f->tls_waiting)
 		return f->tls_word_deadline;
 	if (f->state == F_HANDSHAKE)

@@ -12,7 +12,13 @@
  * queued for LINGER_MS, then our end of the stream is closed (TLS:
  * close_notify), and when the receiver closes its end in order it has
  * read everything its stack acknowledged (a socket closed with unread
- * data is reset, RFC 1122): those messages are delivered.  A connection
+ * data is reset, RFC 1122): those messages are delivered.  A receiver that
+ * reads but leaves its end open (it closes late or never, or a proxy keeps
+ * the half-close from it) is told by its TCP stack: the batch and our end
+ * acknowledged whole, its window open, and more taken than a receiver that
+ * reads nothing holds (READ_PROOF windows): delivered, counted in
+ * unconfirmed, and so are its later batches once acknowledged, until a
+ * failure.  A connection
  * that makes no progress for timeout_ms (nothing acknowledged with
  * messages pending, or no end of stream from the receiver), or that
  * breaks, is dropped and its messages are sent again from the first one
@@ -58,6 +64,9 @@ struct forward_stats {
 	uint64_t stalls;	/* connections dropped for lack of progress */
 	uint64_t resent;	/* messages sent on a connection that ended before the receiver
 				 * confirmed them: sent again (the receiver may have them twice) */
+	uint64_t unconfirmed;	/* TCP, TLS: of acked, messages the receiver read (its stack took
+				 * more than it holds unread) without closing its end: delivered
+				 * without its confirmation, never sent again */
 	uint64_t resolve_timeouts; /* name resolutions abandoned (no answer in time) */
 	bool connected;			/* the receiver takes entries: TCP, TLS: it confirmed the last
 					 * batch; RELP: its session is open; UDP: connected.  Cleared by

@@ -486,7 +486,7 @@ static void log_stats(struct daemon *d, bool to_stderr)
 		 "targets %llu, bans %llu, ban ends %llu, peer bans %llu, peer ban ends %llu, "
 		 "uncharged crashes %llu, records the kernel dropped %llu; "
 		 "entries %llu, of other hosts not acted upon %llu, journal failures %llu, "
-		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu)",
+		 "SIEM queued %llu (failed %llu, spooled now %llu, dropped %llu, sent again %llu, unconfirmed %llu)",
 		 (unsigned long long)ps->lines, (unsigned long long)ps->records,
 		 (unsigned long long)ps->malformed, (unsigned long long)ps->garbage,
 		 (unsigned long long)ps->oversized, (unsigned long long)ps->cut,
@@ -506,7 +506,9 @@ static void log_stats(struct daemon *d, bool to_stderr)
 		 (unsigned long long)d->out.journal_failed,
 		 (unsigned long long)d->out.forwarded, (unsigned long long)d->out.forward_failed,
 		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->records : 0),
-		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0));
+		 (unsigned long long)(d->spool ? spool_get_stats(d->spool)->dropped : 0),
+		 (unsigned long long)(d->forward ? forward_get_stats(d->forward)->resent : 0),
+		 (unsigned long long)(d->forward ? forward_get_stats(d->forward)->unconfirmed : 0));
 	if (to_stderr) {
 		struct rusage ru;
 
@@ -638,6 +640,7 @@ static void counters(struct daemon *d, struct status_counters *c, bool oldest)
 		c->connected = fs->connected;
 		c->failures = fs->failures;
 		c->resent = fs->resent;
+		c->unconfirmed = fs->unconfirmed;
 		c->last_delivery_usec = fs->last_delivery_usec;
 		c->last_error_usec = fs->last_error_usec;
 		snprintf(c->last_error, sizeof(c->last_error), "%s", fs->last_error);

@@ -46,6 +46,9 @@ static void status_text_base(const struct health *h, const struct status_counter
 		n += snprintf(buf + n, len - (size_t)n, ", %llu failures", (unsigned long long)c->failures);
 	if ((size_t)n < len && c->resent)
 		n += snprintf(buf + n, len - (size_t)n, ", %llu sent again", (unsigned long long)c->resent);
+	if ((size_t)n < len && c->unconfirmed)
+		n += snprintf(buf + n, len - (size_t)n, ", %llu unconfirmed",
+			      (unsigned long long)c->unconfirmed);
 	if ((size_t)n < len && c->oldest_usec && format_rfc3339(c->oldest_usec, t, sizeof(t)) == 0)
 		n += snprintf(buf + n, len - (size_t)n, ", oldest spooled alert %.19sZ", t);
 	if ((size_t)n < len && c->parked)
@@ -163,10 +166,11 @@ int status_write(const char *dir, const struct health *h, const struct status_co
 		(unsigned long long)c->garbage, (unsigned long long)c->cut,
 		(unsigned long long)c->journal_failed);
 	fprintf(f, "alerts_parked=%llu\nsiem=%s\nsiem_target=%s\nsiem_connected=%d\nsiem_failures=%llu\n"
-		"siem_resent=%llu\nsiem_last_delivery_usec=%llu\nsiem_last_error_usec=%llu\n"
-		"siem_last_error=%s\nspool_oldest_usec=%llu\n",
+		"siem_resent=%llu\nsiem_unconfirmed=%llu\nsiem_last_delivery_usec=%llu\n"
+		"siem_last_error_usec=%llu\nsiem_last_error=%s\nspool_oldest_usec=%llu\n",
 		(unsigned long long)c->parked, c->siem[0] ? c->siem : "none", c->siem_target,
 		c->connected, (unsigned long long)c->failures, (unsigned long long)c->resent,
+		(unsigned long long)c->unconfirmed,
 		(unsigned long long)c->last_delivery_usec, (unsigned long long)c->last_error_usec, err,
 		(unsigned long long)c->oldest_usec);
 	fprintf(f, "unit_restarts=%llu\nunit_starts=%llu\nunit_failures=%llu\n"

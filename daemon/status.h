@@ -43,6 +43,8 @@ struct status_counters {
 	bool connected;
 	uint64_t failures;	/* connection attempts that failed, sessions that broke */
 	uint64_t resent;	/* entries sent again: their connection ended unconfirmed */
+	uint64_t unconfirmed;	/* entries the receiver read without closing its end: delivered
+				 * without its confirmation (forward.h) */
 	uint64_t last_delivery_usec;	/* realtime of the last entry acknowledged; 0: none */
 	uint64_t last_error_usec;	/* realtime of the last failure; 0: none */
 	char last_error[256];

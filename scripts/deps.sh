@@ -14,6 +14,8 @@ packages=(
 	clang libclang-rt-14-dev
 	# brute-reportd: syslog over TLS (GnuTLS) and RELP (librelp); certtool for the TLS tests
 	libgnutls28-dev librelp-dev gnutls-bin
+	# brute-reportd's delivery tests: a TCP proxy that keeps the half-close from the receiver
+	socat
 	# brute-peer-nft (the peer ban action): its test runs the real nft in a network namespace
 	nftables
 	# make check-kselftest: the kernel's selftests link libcap statically (clone3, seccomp);

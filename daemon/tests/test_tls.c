@@ -97,6 +97,10 @@ struct tls_receiver {
 	uint16_t port;
 	bool require_client_cert;
 	bool stall;		/* handshake, then never read (issue 31 #1) */
+	bool keep_open;		/* at the end of the stream, close only when the next connection
+				 * comes (issue 42) */
+	int held_fd;		/* keep_open: the connection read to its end, still open */
+	gnutls_session_t held;
 	const char *priority;	/* NULL: GnuTLS's default */
 	volatile int stop;
 	struct strbuf data;
@@ -150,8 +154,22 @@ static void serve(struct tls_receiver *rv, int cfd)
 		sb_put(&rv->data, buf, (size_t)n);
 		pthread_mutex_unlock(&rv->lock);
 	}
+	if (r >= 0 && rv->keep_open && !rv->stop) {
+		rv->held = s;	/* neither close_notify nor FIN: the client's end answered late */
+		rv->held_fd = cfd;
+		return;
+	}
 	gnutls_deinit(s);
 	close(cfd);
+}
+
+static void release_held(struct tls_receiver *rv)
+{
+	if (rv->held_fd <= 0)
+		return;
+	gnutls_deinit(rv->held);
+	close(rv->held_fd);
+	rv->held_fd = 0;
 }
 
 static void *tls_receiver_main(void *arg)
@@ -165,9 +183,11 @@ static void *tls_receiver_main(void *arg)
 		if (poll(&p, 1, 20) <= 0)
 			continue;
 		cfd = accept(rv->lfd, NULL, NULL);
+		release_held(rv);
 		if (cfd >= 0)
 			serve(rv, cfd);
 	}
+	release_held(rv);
 	close(rv->lfd);
 	return NULL;
 }
@@ -302,6 +322,77 @@ static void check_in_order(struct tls_receiver *rv, int total)
 }
 
 /*
+ * The receiver started, a forwarder to it (timeout_ms) over a new spool of
+ * spool_size in a new *dir; false, the test skipped, without certtool.
+ */
+static bool tls_setup(struct tls_receiver *rv, uint64_t timeout_ms, size_t spool_size,
+		      const char **dir, struct spool **sp, struct forward **f)
+{
+	struct forward_config cfg;
+
+	if (!make_pki()) {
+		test_skip("tls: certtool (gnutls-bin) is not installed");
+		return false;
+	}
+	*dir = make_tmpdir();
+	tls_receiver_start(rv);
+	cfg = tls_cfg(rv->port);
+	cfg.timeout_ms = timeout_ms;
+	ck_assert_int_eq(spool_open(*dir, spool_size, false, sp), 0);
+	*f = forward_new(&cfg, *sp);
+	ck_assert(*f != NULL);
+	return true;
+}
+
+/*
+ * issue 42: over TLS too, a receiver that reads everything and answers the
+ * end of the stream (close_notify, FIN) with neither until the next
+ * connection comes: a batch larger than a receiver holds unread is
+ * delivered once, counted as unconfirmed, never sent again; from then on
+ * so is every batch, small ones too.
+ */
+START_TEST(test_tls_receiver_never_closes)
+{
+	static char pad[6001];
+	struct tls_receiver rv = { .keep_open = true };
+	struct spool *sp;
+	struct forward *f;
+	const char *dir;
+
+	if (!tls_setup(&rv, 500, 16 << 20, &dir, &sp, &f))
+		return;
+	memset(pad, 'p', sizeof(pad) - 1);
+	for (int i = 0; i < 60; i++) {	/* 360 KB: more than 4 of its first windows */
+		struct entry e;
+
+		entry_init(&e, ENTRY_ATTACK, LOG_ALERT, 1700000000000000ull + (uint64_t)i);
+		entry_set_message(&e, "attack %d over TLS", i);
+		entry_add_u64(&e, "SEQ", (uint64_t)i);
+		entry_add(&e, "PAD", pad);
+		ck_assert_int_eq(forward_submit(f, &e), 0);
+		entry_free(&e);
+	}
+	pump(f, &rv, 60, 10000);
+	check_in_order(&rv, 60);	/* once each: nothing sent again */
+	ck_assert(forward_idle(f));
+	ck_assert_uint_eq(forward_get_stats(f)->unconfirmed, 60);
+	ck_assert_uint_eq(forward_get_stats(f)->resent, 0);
+	ck_assert(forward_get_stats(f)->connected);
+	submit(f, 60, 64);	/* small: taken once acknowledged, the receiver known */
+	pump(f, &rv, 64, 10000);
+	check_in_order(&rv, 64);
+	ck_assert(forward_idle(f));
+	ck_assert_uint_eq(forward_get_stats(f)->unconfirmed, 64);
+	ck_assert_uint_eq(forward_get_stats(f)->resent, 0);
+	tls_receiver_stop(&rv);
+	forward_free(f);
+	spool_close(sp);
+	tls_receiver_free(&rv);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
  * issue 31 #1: over TLS too, a receiver that completes the handshake and
  * then reads nothing gets nothing counted as delivered: its TCP stack's
  * acknowledgements of the TLS records leave the entries spooled.
@@ -309,22 +400,12 @@ static void check_in_order(struct tls_receiver *rv, int total)
 START_TEST(test_tls_stalled_receiver)
 {
 	struct tls_receiver rv = { .stall = true };
-	struct forward_config cfg;
 	struct spool *sp;
 	struct forward *f;
 	const char *dir;
 
-	if (!make_pki()) {
-		test_skip("tls: certtool (gnutls-bin) is not installed");
+	if (!tls_setup(&rv, 500, 1 << 20, &dir, &sp, &f))
 		return;
-	}
-	dir = make_tmpdir();
-	tls_receiver_start(&rv);
-	cfg = tls_cfg(rv.port);
-	cfg.timeout_ms = 500;
-	ck_assert_int_eq(spool_open(dir, 1 << 20, false, &sp), 0);
-	f = forward_new(&cfg, sp);
-	ck_assert(f != NULL);
 	submit(f, 0, 20);
 	pump(f, NULL, 0, 2000);
 	ck_assert_int_ge(rv.handshakes_ok, 1);
@@ -727,6 +808,7 @@ Suite *tls_suite(void)
 	tcase_add_test(tc, test_tls_config_errors);
 	tcase_add_test(tc, test_tls_delivery_and_outage);
 	tcase_add_test(tc, test_tls_stalled_receiver);
+	tcase_add_test(tc, test_tls_receiver_never_closes);
 	tcase_add_test(tc, test_tls_client_certificate);
 	tcase_add_test(tc, test_tls_floor);
 	tcase_add_test(tc, test_tls_priority_and_name_config);

@@ -218,3 +218,65 @@ if [ -n "$relay_pid" ] && kill -STOP "$relay_pid"; then
 else
 	not_ok "stop the relay's rsyslogd" "pid '$relay_pid'"
 fi
+
+# issue 42: 9,000 alerts queued while the receiver had stalled (a TCP proxy in front of the
+# relay stopped: its kernel takes connections and a buffer of each), then read through that
+# proxy, which does not pass brute-reportd's half-close on (socat, shut-none): the relay never
+# sees the end of the stream, so never closes its end, and no batch is ever confirmed by a
+# close.  Each batch is then sent once and counted as unconfirmed (it used to be sent again for
+# ever, and nothing after it); every alert reaches the collector; the duplicates are the
+# copies the stopped proxy's kernel held (the start of the batch, once per attempt during the
+# stall), at most what was counted as sent again.
+PROXY=$((base + 6))
+command -v socat >/dev/null || { not_ok "socat installed (make deps)"; exit 0; }
+make -s -C "$top/daemon" bench/gen-stream >/dev/null || { not_ok "build gen-stream"; exit 0; }
+"$top/daemon/bench/gen-stream" 30000 0 1 >"$T/stream.log"	# 9,000 alerts for the SIEM
+socat -t 3600 -T 120 "TCP4-LISTEN:$PROXY,bind=127.0.0.1,reuseaddr,fork" \
+	"TCP4:127.0.0.1:$RELAY,shut-none" 2>"$T/socat.log" &
+proxy=$!
+pids="$pids $proxy"
+waitfor listening $PROXY || { not_ok "socat listens" "$(cat "$T/socat.log")"; exit 0; }
+mkdir -p "$T/spool-proxy" "$T/run-proxy"
+printf 'journal = no\nsiem_protocol = tcp\nsiem_host = 127.0.0.1\nsiem_port = %s\nspool_dir = %s\nsiem_timeout = 3\nsiem_retry_min = 1\n' \
+	"$PROXY" "$T/spool-proxy" >"$T/reportd-proxy.conf"
+chmod 600 "$T/reportd-proxy.conf"
+state() { sed -n "s/^$1=//p" "$T/run-proxy/status" 2>/dev/null; }
+state_is() { [ "$(state "$1")" = "$2" ]; }
+stalled_seen() { state_is alerts_queued 9000 && case $(state siem_last_error) in "no progress"*) ;; *) false ;; esac; }
+lines_before=$(wc -l <"$alerts")
+# (kind, hierarchy): one alert's identity
+distinct() { tail -n "+$((lines_before + 1))" "$alerts" | grep -o 'kind="[a-z_]*"\|hierarchy="[0-9]*"' | paste - - | sort -u | wc -l; }
+received() { tail -n "+$((lines_before + 1))" "$alerts" | grep -c ' brute-reportd '; }
+all_there() { [ "$(distinct)" -ge 9000 ]; }
+waitlong() { local i; for i in $(seq 1 300); do "$@" && return 0; sleep 0.2; done; return 1; }
+mkfifo "$T/stdin"
+RUNTIME_DIRECTORY=$T/run-proxy "$top/daemon/brute-reportd" -c "$T/reportd-proxy.conf" --stdin -o none \
+	<"$T/stdin" 2>"$T/reportd-proxy.log" &
+reportd=$!
+pids="$pids $reportd"
+exec 9>"$T/stdin"
+kill -STOP "$proxy"
+cat "$T/stream.log" >&9
+if waitlong stalled_seen; then
+	ok "9000 alerts queued, the stopped receiver seen as stalled ($(state spooled) spooled)"
+else
+	not_ok "9000 alerts queued, the stopped receiver seen as stalled" "$(cat "$T/run-proxy/status" 2>&1)"
+fi
+kill -CONT "$proxy"
+waitlong state_is spooled 0
+waitlong all_there
+same "through a proxy that keeps the half-close: brute-reportd's spool empties" 0 "$(state spooled)"
+same "the collector got all 9000 alerts" 9000 "$(distinct)"
+dups=$(($(received) - $(distinct))) resent=$(state siem_resent) unconfirmed=$(state siem_unconfirmed)
+diag "proxy scenario: $(received) received, $(distinct) distinct, $dups duplicates, siem_resent $resent, siem_unconfirmed $unconfirmed"
+[ "$dups" -le "$resent" ] &&
+	ok "duplicates ($dups) bounded by what was counted as sent again (siem_resent $resent)" ||
+	not_ok "duplicates bounded and counted" "duplicates $dups, siem_resent $resent"
+[ "${unconfirmed:-0}" -gt 0 ] &&
+	ok "the batches the relay read without closing counted as unconfirmed ($unconfirmed)" ||
+	not_ok "the batches the relay read without closing counted as unconfirmed" "$(cat "$T/run-proxy/status")"
+grep -q 'left its end of the stream open: delivered, counted as unconfirmed' "$T/reportd-proxy.log" &&
+	ok "brute-reportd said so once" ||
+	not_ok "brute-reportd said so once" "$(tail -n 5 "$T/reportd-proxy.log")"
+kill "$reportd"
+exec 9>&-

@@ -59,7 +59,7 @@ int read_small(const char *path, char *buf, size_t size);
 bool is_number(const char *s);
 
 /* ---- reportd.c: brute-reportd's state file ---- */
-#define N_REPORTD_KEYS 39
+#define N_REPORTD_KEYS 40
 struct reportd_info {
 	int err;	/* 0, or why there is none (ENOENT: not running) */
 	bool stale;	/* its pid is gone: a daemon that did not exit cleanly */

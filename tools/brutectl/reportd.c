@@ -36,6 +36,8 @@ static const char *const reportd_keys[] = {
 	"reloads", "reload_result", "reload_error",
 	/* records taken at auditd's length limit, entries of other hosts' records not acted upon */
 	"records_cut", "remote_ignored",
+	/* issue 42: entries the receiver read without closing its end */
+	"siem_unconfirmed",
 };
 _Static_assert(sizeof(reportd_keys) / sizeof(reportd_keys[0]) == N_REPORTD_KEYS,
 	       "N_REPORTD_KEYS (brutectl.h) counts reportd_keys");
@@ -159,6 +161,9 @@ static void print_problems(const struct reportd_info *ri)
 	if (rn(ri, "siem_resent"))
 		printf("         resent: %s entries sent again (their connection ended before the receiver confirmed them)\n",
 		       reportd_value(ri, "siem_resent"));
+	if (rn(ri, "siem_unconfirmed"))
+		printf("         unconfirmed: %s entries delivered without the receiver's confirmation (it read them and left its end of the connection open)\n",
+		       reportd_value(ri, "siem_unconfirmed"));
 	if (!strcmp(reportd_value(ri, "reload_result"), "failed")) {
 		printf("         reload: FAILED, the running configuration kept: ");
 		put_name_tty(stdout, reportd_value(ri, "reload_error"),

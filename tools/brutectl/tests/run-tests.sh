@@ -843,6 +843,7 @@ lines_oversized=1
 lines_garbage=0
 journal_failures=5
 siem_resent=17
+siem_unconfirmed=9000
 reloads=3
 reload_result=failed
 reload_error=/etc/brute/reportd.conf: the file has errors (logged above)
@@ -852,10 +853,11 @@ STATE
 		printf '%s\n' "$out" | grep -q '^ *refused: 3 lines (2 malformed records, 1 too long, 0 not records)$' &&
 		printf '%s\n' "$out" | grep -q '^ *journal: 5 entries refused$' &&
 		printf '%s\n' "$out" | grep -q '^ *resent: 17 entries sent again (their connection ended before the receiver confirmed them)$' &&
+		printf '%s\n' "$out" | grep -q "^ *unconfirmed: 9000 entries delivered without the receiver's confirmation (it read them and left its end of the connection open)$" &&
 		printf '%s\n' "$out" | grep -q '^ *delivery: .*, 2 parked$'; then
-		ok "status: the last reload failed, refusals, journal failures, entries sent again"
+		ok "status: the last reload failed, refusals, journal failures, entries sent again, unconfirmed"
 	else
-		not_ok "status: the last reload failed, refusals, journal failures, entries sent again" "exit $rc" "$out" "$errout"
+		not_ok "status: the last reload failed, refusals, journal failures, entries sent again, unconfirmed" "exit $rc" "$out" "$errout"
 	fi
 	sed -i 's/^reload_result=failed$/reload_result=ok/' "$root/run/brute-reportd/status"
 	run status
@@ -882,6 +884,7 @@ assert r["siem_last_error"] == "connect: Connection refused" and r["alerts_parke
 assert r["unit_starts"] == 2 and r["peer_action_failures"] == 1, r
 assert r["spool_oldest_usec"] > 10**15, r
 assert r["reload_result"] == "failed" and r["reloads"] == 3 and r["siem_resent"] == 17, r
+assert r["siem_unconfirmed"] == 9000, r
 assert r["plugin"] is False, r' 2>"$tmp/py"; then
 		ok "status --json (exit 3, protected false)"
 	else
