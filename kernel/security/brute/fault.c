@@ -5,7 +5,7 @@
  *
  * A crash is a fault the kernel raised against a process (or the abort it
  * sent itself, detect.c) that ends it: whether it dies of the signal
- * (the task_fatal_signal hook, task.c) or a handler it installed catches
+ * (the task_fatal_signal hook) or a handler it installed catches
  * the fault and ends it -- exit() from the handler (ProFTPD's session
  * processes), or a runtime that turns the fault into a panic and exits
  * with an error status (Go).  Both cost an attacker the same: one wrong
@@ -90,19 +90,15 @@ static bool brute_sigbus_truncated(struct mm_struct *mm,
 	return truncated;
 }
 
-/**
- * brute_fault_not_peers() - Tell whether a fault is nobody's input's doing
- * @info: A fault of the current task that counts as a crash.
- *
- * A SIGBUS past the end of a mapped file another user could have
- * truncated; a traced task's signal, which may be the tracer's
+/*
+ * Whether a fault of the current task that counts as a crash is nobody's
+ * input's doing: a SIGBUS past the end of a mapped file another user could
+ * have truncated; a traced task's signal, which may be the tracer's
  * (PTRACE_SETSIGINFO).  Such a crash is counted, but never charged to the
- * peer whose input the process read.
- *
- * Context: Task context, may sleep; the current task's memory is there.
- * Return: True if no peer answers for it.
+ * peer whose input the process read.  Task context, may sleep: the current
+ * task's memory is there.
  */
-bool brute_fault_not_peers(const kernel_siginfo_t *info)
+static bool brute_fault_not_peers(const kernel_siginfo_t *info)
 {
 	if (current->ptrace)
 		return true;
@@ -110,6 +106,24 @@ bool brute_fault_not_peers(const kernel_siginfo_t *info)
 	    !current->mm)
 		return false;
 	return brute_sigbus_truncated(current->mm, info->si_addr);
+}
+
+/*
+ * The current task is about to die from a signal: a crash if the kernel
+ * raised it against the task (or the task aborted itself).  A fault a
+ * handler caught before is this one's, or behind it.
+ */
+static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
+{
+	struct brute_task_security *const ts = brute_task(current);
+
+	clear_bit(BRUTE_TASK_FAULTED, &ts->flags);
+	if (!info || !ts->hierarchy || brute_mode() == BRUTE_MODE_OFF ||
+	    (current->flags & PF_KTHREAD))
+		return;
+	if (!brute_signal_counts(info, task_tgid_vnr(current)))
+		return;
+	brute_task_crash(info, brute_fault_not_peers(info), false);
 }
 
 static void brute_fault_classify(struct callback_head *work)
@@ -237,6 +251,7 @@ static void brute_fault_exited(void *data, struct task_struct *task)
 }
 
 static struct security_hook_list brute_fault_hooks[] __ro_after_init = {
+	LSM_HOOK_INIT(task_fatal_signal, hook_task_fatal_signal),
 	LSM_HOOK_INIT(file_release, hook_file_release),
 };
 
@@ -273,7 +288,10 @@ kunit_test_suite(test_fault_suite);
 #endif /* CONFIG_SECURITY_FORK_BRUTE_KUNIT_TEST */
 
 /**
- * brute_fault_setup() - Attach to the signal delivery and exit tracepoints
+ * brute_fault_setup() - Register the crash hooks, attach to the tracepoints
+ *
+ * The fatal signal and file release hooks; the signal delivery and exit
+ * tracepoints.
  *
  * Return: 0, or an error if a tracepoint could not be attached.
  */

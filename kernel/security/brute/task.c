@@ -46,7 +46,6 @@
 
 #include "audit.h"
 #include "common.h"
-#include "fault.h"
 #include "hierarchy.h"
 #include "hold.h"
 #include "mitigate.h"
@@ -698,24 +697,6 @@ void brute_task_crash(const kernel_siginfo_t *info, const bool not_peers,
 				    now - crash->info.period_ns, &params, mode);
 }
 
-/*
- * The current task is about to die from a signal: a crash if the kernel
- * raised it against the task (or the task aborted itself).  A fault a
- * handler caught before is this one's, or behind it.
- */
-static void hook_task_fatal_signal(const kernel_siginfo_t *const info)
-{
-	struct brute_task_security *const ts = brute_task(current);
-
-	clear_bit(BRUTE_TASK_FAULTED, &ts->flags);
-	if (!info || !ts->hierarchy || brute_mode() == BRUTE_MODE_OFF ||
-	    (current->flags & PF_KTHREAD))
-		return;
-	if (!brute_signal_counts(info, task_tgid_vnr(current)))
-		return;
-	brute_task_crash(info, brute_fault_not_peers(info), false);
-}
-
 static struct security_hook_list brute_task_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(task_alloc, hook_task_alloc),
 	LSM_HOOK_INIT(task_free, hook_task_free),
@@ -724,7 +705,6 @@ static struct security_hook_list brute_task_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(bprm_committing_creds, hook_bprm_committing_creds),
 	LSM_HOOK_INIT(task_fix_setuid, hook_task_fix_setuid),
 	LSM_HOOK_INIT(task_fix_setgid, hook_task_fix_setgid),
-	LSM_HOOK_INIT(task_fatal_signal, hook_task_fatal_signal),
 };
 
 /**

@@ -8,8 +8,9 @@
 
 #include <linux/init.h>
 #include <linux/sched.h>
+#include <linux/signal_types.h>
+#include <linux/types.h>
 
-#include "fault.h"
 #include "input.h"
 #include "peer.h"
 #include "setup.h"
@@ -35,6 +36,30 @@ enum brute_task_flag {
 	BRUTE_TASK_FAULTED,
 	BRUTE_TASK_FAULT_CLASSIFY,
 	BRUTE_TASK_FAULT_EXIT,
+};
+
+/**
+ * struct brute_fault - A fault a task's handler caught
+ * @signo: Its signal.
+ * @code: Its si_code.
+ * @addr: Its si_addr.
+ * @not_peers: It is not any peer's doing (a SIGBUS past the end of a file
+ *             another user could have truncated, a traced task's signal).
+ * @classify: Classifies a SIGBUS where the task's memory can be looked at:
+ *            before the handler runs.
+ * @exit: Counts the crash where the task can sleep: at the end of
+ *        do_exit().
+ *
+ * Only the task itself writes it, from a tracepoint of its own or a task
+ * work of its own.
+ */
+struct brute_fault {
+	int signo;
+	int code;
+	void __user *addr;
+	bool not_peers;
+	struct callback_head classify;
+	struct callback_head exit;
 };
 
 /**
