@@ -696,6 +696,11 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 			brute_input_connection(sk);
 		if (bs->input.kind == BRUTE_INPUT_REMOTE)
 			boundary = BRUTE_BOUNDARY_NETWORK;
+		if (boundary && !READ_ONCE(bs->served)) {
+			WRITE_ONCE(bs->served, 1);
+			brute_peers_serve(&brute_peers, &bs->input.endpoint,
+					  &bs->input.peer, ktime_get_ns());
+		}
 	} else if (sk->sk_family == AF_UNIX) {
 		brute_unix_read(sk);
 	} else if (sk->sk_family != AF_NETLINK) {

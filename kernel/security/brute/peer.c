@@ -27,6 +27,13 @@
  * from the endpoint of the verdict, where the ban outlives the layout.
  * The entries of layouts have shares and a table_size of their own.
  *
+ * A prefix's ban spares the addresses the endpoint served (whose
+ * connection a process read) within forget_time_s before it, until one
+ * crashes the service: a bystander of the prefix keeps being served.
+ * What an endpoint served is kept in a fixed table of slots of keyed
+ * hashes (brute_peers_serve()); a slot another peer takes forgets the
+ * first, which is refused then (fail safe) and counted.
+ *
  * The table is bounded (table_size entries) and each endpoint has a share
  * of it (brute_peers_share()): beyond its share, the endpoint's least
  * recently charged entry without a ban makes room; in a full table, any
@@ -75,6 +82,8 @@
  * @layouts: A share entry's count of the layouts' entries in its share.
  * @banned: A share entry's count of the bans in force in its share, but
  *          for layouts' (&brute_peers.layout_bans counts those).
+ * @enclosing: An enclosing prefix's entry: its ban spares the addresses
+ *             the endpoint served (brute_peers_spared()).
  * @lino: With a Unix endpoint, its listener's socket inode number when
  *        the entry was made.
  * @lpath: With a Unix endpoint, its bound name.
@@ -86,6 +95,7 @@ struct brute_peer_entry {
 	unsigned int entries;
 	unsigned int layouts;
 	unsigned int banned;
+	bool enclosing;
 	u64 lino;
 	char lpath[BRUTE_LPATH_LEN];
 };
@@ -608,6 +618,147 @@ static enum brute_verdict brute_peer_verdict(const struct brute_stats *stats,
 /* The endpoint of the key of a layout's entry: none. */
 static const struct brute_endpoint brute_no_endpoint;
 
+/*
+ * The served peers: each endpoint has BRUTE_SERVED_WAYS slots of
+ * @peers->served (from a keyed hash of the endpoint on, wrapping), a peer
+ * one of them by a keyed hash of the peer at the endpoint, whose other
+ * bits (BRUTE_SERVED_TAG) are kept there with the time it was served, in
+ * units of 2^BRUTE_SERVED_SHIFT ns (about 69 s).  Another peer that takes
+ * the slot makes the endpoint forget the first: a prefix ban refuses it
+ * then, as any address of the prefix (fail safe), and it is counted.
+ */
+#define BRUTE_SERVED_SHIFT 36
+#define BRUTE_SERVED_TIME GENMASK_ULL(23, 0)
+#define BRUTE_SERVED_TAG GENMASK_ULL(63, 24)
+
+/* The slot of @key (a peer at an endpoint), and the tag it keeps there. */
+static u64 *brute_served_slot(struct brute_peers *peers,
+			      const struct brute_peer_key *key, u64 *tag)
+{
+	struct brute_peer_key endpoint;
+	u64 hash, base;
+
+	memset(&endpoint, 0, sizeof(endpoint));
+	endpoint.endpoint = key->endpoint;
+	base = siphash(&endpoint, sizeof(endpoint), &brute_peer_hash_key);
+	hash = siphash(key, sizeof(*key), &brute_peer_hash_key);
+	*tag = (hash | BIT_ULL(63)) & BRUTE_SERVED_TAG;
+	return &peers->served[(base + (hash & (BRUTE_SERVED_WAYS - 1))) &
+			      (BRUTE_SERVED_SLOTS - 1)];
+}
+
+/* A slot's value was served within forget_time_s before @now. */
+static bool brute_served_fresh(u64 value, u64 now, u64 forget_ns)
+{
+	const u64 age = ((now >> BRUTE_SERVED_SHIFT) - value) &
+			BRUTE_SERVED_TIME;
+
+	return age <= (forget_ns >> BRUTE_SERVED_SHIFT) + 1;
+}
+
+/*
+ * The key a served peer is kept under: the peer at the endpoint, as the
+ * table keys it; false if no prefix of it is ever banned (nothing to
+ * spare it from).
+ */
+static bool brute_served_key(struct brute_peer_key *key,
+			     const struct brute_endpoint *endpoint,
+			     const struct brute_peer *peer,
+			     struct brute_params *params)
+{
+	u16 prefix, enclosing;
+
+	brute_params_get(params);
+	brute_peer_prefixes(peer->family, params, &prefix, &enclosing);
+	if (!enclosing)
+		return false;
+	brute_peer_key_set(key, endpoint, peer, prefix);
+	return true;
+}
+
+/**
+ * brute_peers_serve() - Remember that an endpoint served a peer
+ * @peers: The table.
+ * @endpoint: The endpoint.
+ * @peer: The peer: an address (nothing is kept for a local user).
+ * @now: The current time, from ktime_get_ns().
+ *
+ * A ban of a prefix that holds the peer spares it while it did not crash
+ * the service itself (brute_peers_spared()).  A crash that follows its
+ * input makes the endpoint forget it.
+ *
+ * Context: Task context; takes no lock.
+ */
+void brute_peers_serve(struct brute_peers *peers,
+		       const struct brute_endpoint *endpoint,
+		       const struct brute_peer *peer, u64 now)
+{
+	struct brute_params params;
+	struct brute_peer_key key;
+	u64 *slot, tag, old, value;
+
+	if (!brute_served_key(&key, endpoint, peer, &params))
+		return;
+	slot = brute_served_slot(peers, &key, &tag);
+	value = tag | ((now >> BRUTE_SERVED_SHIFT) & BRUTE_SERVED_TIME);
+	old = READ_ONCE(*slot);
+	if (old == value)
+		return;
+	if (old && (old & BRUTE_SERVED_TAG) != tag &&
+	    brute_served_fresh(old, now,
+			       (u64)params.forget_time_s * NSEC_PER_SEC))
+		atomic_inc(&peers->served_forgotten);
+	WRITE_ONCE(*slot, value);
+}
+
+/* The peer of @input crashed the service: the endpoint forgets it. */
+static void brute_peers_unserve(struct brute_peers *peers,
+				const struct brute_input *input)
+{
+	struct brute_params params;
+	struct brute_peer_key key;
+	u64 *slot, tag;
+
+	if (!brute_served_key(&key, &input->endpoint, &input->peer, &params))
+		return;
+	slot = brute_served_slot(peers, &key, &tag);
+	if ((READ_ONCE(*slot) & BRUTE_SERVED_TAG) == tag)
+		WRITE_ONCE(*slot, 0);
+}
+
+/*
+ * A ban of a prefix that holds @peer spares it: @endpoint served it
+ * within forget_time_s, and it did not crash the service since (no crash
+ * of it is counted at @endpoint, nor at any endpoint of @layout).
+ *
+ * Context: Under rcu_read_lock().
+ */
+static bool brute_peers_spared(struct brute_peers *peers,
+			       const struct brute_endpoint *endpoint,
+			       u64 layout, const struct brute_peer *peer,
+			       u64 now)
+{
+	struct brute_params params;
+	struct brute_peer_key key;
+	u64 *slot, tag, value;
+
+	if (!brute_served_key(&key, endpoint, peer, &params))
+		return false;
+	slot = brute_served_slot(peers, &key, &tag);
+	value = READ_ONCE(*slot);
+	if ((value & BRUTE_SERVED_TAG) != tag ||
+	    !brute_served_fresh(value, now,
+				(u64)params.forget_time_s * NSEC_PER_SEC))
+		return false;
+	if (brute_peers_lookup(peers, &key))
+		return false;
+	if (!layout)
+		return true;
+	key.endpoint = brute_no_endpoint;
+	key.layout = layout;
+	return !brute_peers_lookup(peers, &key);
+}
+
 /* Count a crash in @entry: the verdict it gives (min_faults is @min). */
 static enum brute_verdict brute_peers_count_crash(struct brute_entry *entry,
 						  u64 now, u32 min,
@@ -675,13 +826,17 @@ void brute_peers_charge(struct brute_peers *peers,
 	if (enclosing)
 		brute_peer_key_set(&charge->prefix, ep, &input->peer,
 				   enclosing);
+	brute_peers_unserve(peers, input);
 
 	new = brute_peer_alloc(input, lpath);
 	new_share = brute_peer_alloc(input, lpath);
 	if (layout)
 		new_layout = brute_peer_alloc(input, lpath);
-	if (enclosing)
+	if (enclosing) {
 		new_prefix = brute_peer_alloc(input, lpath);
+		if (new_prefix)
+			new_prefix->enclosing = true;
+	}
 
 	spin_lock(&table->lock);
 	share = brute_peers_share_get(peers, ep, &new_share, now, params);
@@ -774,7 +929,7 @@ static struct brute_peer_entry *brute_peers_ban_of(struct brute_peers *peers,
 
 /*
  * A ban of @peer's prefix of @prefix bits refuses it at @endpoint: the
- * endpoint's ban, or @layout's.
+ * endpoint's ban, or @layout's; a prefix's spares the peers it served.
  */
 static bool brute_peers_banned(struct brute_peers *peers,
 			       const struct brute_endpoint *endpoint,
@@ -791,7 +946,8 @@ static bool brute_peers_banned(struct brute_peers *peers,
 		key.layout = layout;
 		ban = brute_peers_ban_of(peers, &key, now);
 	}
-	if (!ban)
+	if (!ban || (ban->enclosing &&
+		     brute_peers_spared(peers, endpoint, layout, peer, now)))
 		return false;
 	if (count)
 		atomic_inc(&ban->entry.denied);
@@ -848,7 +1004,9 @@ static bool brute_peers_refuse(struct brute_peers *peers,
  * A ban refuses in mode 2 only.  Bans of every prefix length in force are
  * looked up, so that a change of peer_prefix_v4 or _v6 (or of the
  * escalation prefixes) leaves the bans made before it in force.  A ban of
- * the peer by @layout refuses it at every endpoint of the layout.  Counts the refusal in the ban.
+ * the peer by @layout refuses it at every endpoint of the layout.  A ban
+ * of an enclosing prefix spares the addresses the endpoint served that did
+ * not crash the service since.  Counts the refusal in the ban.
  *
  * Context: Any, softirq included; takes no lock.
  * Return: True if a ban in force on the peer, or on a prefix that holds
@@ -945,7 +1103,8 @@ static bool brute_peers_pick(const struct brute_entry *entry,
  * @peer: Lift the bans of the entries that overlap this address prefix
  *        (those within it and those that hold it) or this user, on every
  *        endpoint; NULL for all.
- * @flush: Forget those entries too, banned or not.
+ * @flush: Forget those entries too, banned or not (with @peer NULL, the
+ *         peers the endpoints served too).
  *
  * Return: The number of bans lifted, or -ENOENT if there was none (never
  * with @flush).
@@ -955,6 +1114,11 @@ int brute_peers_lift(struct brute_peers *peers, const struct brute_peer *peer,
 {
 	int ret = brute_table_lift(&peers->table,
 				   peer ? brute_peers_pick : NULL, peer, flush);
+	unsigned int i;
+
+	/* Forgetting the table forgets the peers served too. */
+	for (i = 0; flush && !peer && i < BRUTE_SERVED_SLOTS; i++)
+		WRITE_ONCE(peers->served[i], 0);
 
 	brute_peers_sync(peers);
 	return ret;
@@ -1029,6 +1193,8 @@ void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc)
 	memset(peers->banned_v6, 0, sizeof(peers->banned_v6));
 	peers->layouts = 0;
 	peers->layout_bans = 0;
+	memset(peers->served, 0, sizeof(peers->served));
+	atomic_set(&peers->served_forgotten, 0);
 }
 
 /**
@@ -1727,6 +1893,97 @@ static void test_peers_layout_fresh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, peers->layout_bans);
 }
 
+/*
+ * A /24 escalated by four attacking addresses spares the address the
+ * endpoint served before without a crash, until it crashes the service
+ * itself; a fresh address of the /24, and a served address that crashed,
+ * are refused.
+ */
+static void test_peers_prefix_spares_served(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	const struct brute_input bystander = test_input_v4(7777, 0x0a0002c8);
+	const struct brute_input fresh = test_input_v4(7777, 0x0a0002c9);
+	const struct brute_input crashed = test_input_v4(7777, 0x0a0002ca);
+	struct brute_peer_charge charge = {};
+	u64 now = 0;
+	u32 host;
+
+	brute_peers_serve(peers, &bystander.endpoint, &bystander.peer, now);
+	brute_peers_serve(peers, &crashed.endpoint, &crashed.peer, now);
+	charge = test_peer_charge(peers, &crashed, &now, 1);
+	for (host = 1; host <= 4 && !charge.escalated; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		charge = test_peer_charge(peers, &in, &now, 4);
+	}
+	KUNIT_ASSERT_TRUE(test, charge.escalated);
+	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers,
+						     &bystander.endpoint, 0,
+						     &bystander.peer, now));
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &fresh.endpoint, 0,
+						    &fresh.peer, now));
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers, &crashed.endpoint,
+						    0, &crashed.peer, now));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&peers->served_forgotten));
+	/* Its crash makes it a candidate like any other. */
+	test_peer_charge(peers, &bystander, &now, 1);
+	KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers,
+						    &bystander.endpoint, 0,
+						    &bystander.peer, now));
+}
+
+/*
+ * An attacker who warms every address of a /24 first gets one crash per
+ * warmed address after the prefix's ban, then the address is refused:
+ * the backstop bounds the crashes of a layout, as for any number of
+ * addresses.  The endpoint's slots of served peers are bounded: the
+ * addresses whose slot another took are forgotten (refused) and counted.
+ */
+static void test_peers_served_warmed(struct kunit *test)
+{
+	struct brute_peers *peers = test->priv;
+	struct brute_peer_charge charge = {};
+	unsigned int spared = 0, refused = 0;
+	u64 now = 0;
+	u32 host;
+
+	for (host = 1; host <= 254; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		brute_peers_serve(peers, &in.endpoint, &in.peer, now);
+	}
+	KUNIT_EXPECT_GT(test, atomic_read(&peers->served_forgotten), 0);
+	for (host = 1; host <= 4 && !charge.escalated; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		charge = test_peer_charge(peers, &in, &now, 4);
+	}
+	KUNIT_ASSERT_TRUE(test, charge.escalated);
+	for (host = 5; host <= 254; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		if (brute_peers_refused(peers, &in.endpoint, 0, &in.peer,
+					now)) {
+			refused++;
+			continue;
+		}
+		spared++;
+		test_peer_charge(peers, &in, &now, 1);
+		KUNIT_EXPECT_TRUE(test, brute_peers_refused(peers,
+							    &in.endpoint, 0,
+							    &in.peer, now));
+	}
+	KUNIT_EXPECT_EQ(test, 250, spared + refused);
+	KUNIT_EXPECT_GT(test, spared, 0);
+	KUNIT_EXPECT_LE(test, refused,
+			atomic_read(&peers->served_forgotten));
+}
+
 static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_ban),
 	KUNIT_CASE(test_peers_escalate),
@@ -1743,6 +2000,8 @@ static struct kunit_case test_peers_cases[] = {
 	KUNIT_CASE(test_peers_plain_share),
 	KUNIT_CASE(test_peers_layout),
 	KUNIT_CASE(test_peers_layout_fresh),
+	KUNIT_CASE(test_peers_prefix_spares_served),
+	KUNIT_CASE(test_peers_served_warmed),
 	{}
 };
 

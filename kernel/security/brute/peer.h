@@ -176,6 +176,10 @@ struct brute_peer_charge {
 /* Room for what brute_peer_key_format() writes. */
 #define BRUTE_PEER_KEY_LEN 192
 
+/* The slots of served peers, in all; of one endpoint. */
+#define BRUTE_SERVED_SLOTS 4096
+#define BRUTE_SERVED_WAYS 256
+
 /**
  * struct brute_peers - The peer table
  * @table: Its entries: those of peers at endpoints, and one per share of
@@ -192,6 +196,11 @@ struct brute_peer_charge {
  *           shares of their own.
  * @layout_bans: Bans in force of layouts: an endpoint that serves a layout
  *               looks its peers up while there is one.
+ * @served: The peers the endpoints served (brute_peers_serve()): per
+ *          endpoint, BRUTE_SERVED_WAYS slots of these, where a peer's keyed
+ *          hash and the time it was served are kept.
+ * @served_forgotten: Served peers whose slot another peer took within
+ *                    forget_time_s.
  */
 struct brute_peers {
 	struct brute_table table;
@@ -200,6 +209,8 @@ struct brute_peers {
 	u32 banned_v6[129];
 	unsigned int layouts;
 	u32 layout_bans;
+	u64 served[BRUTE_SERVED_SLOTS];
+	atomic_t served_forgotten;
 };
 
 extern struct brute_peers brute_peers;
@@ -246,6 +257,9 @@ bool brute_peers_would_refuse(struct brute_peers *peers,
 bool brute_peers_endpoint_banned(struct brute_peers *peers,
 				 const struct brute_endpoint *endpoint,
 				 u64 layout);
+void brute_peers_serve(struct brute_peers *peers,
+		       const struct brute_endpoint *endpoint,
+		       const struct brute_peer *peer, u64 now);
 int brute_peers_lift(struct brute_peers *peers,
 		     const struct brute_peer *peer, bool flush);
 void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now);
