@@ -1811,6 +1811,22 @@ static void test_peers_plain_share(struct kunit *test)
 
 #define LAYOUT 0x100000001ULL
 
+/* Four crashes from each of 10.0.2.1-4 at port 7777, until the /24's ban. */
+static struct brute_peer_charge test_escalate(struct brute_peers *peers,
+					      u64 *now)
+{
+	struct brute_peer_charge charge = {};
+	u32 host;
+
+	for (host = 1; host <= 4 && !charge.escalated; host++) {
+		const struct brute_input in = test_input_v4(7777,
+							    0x0a000200 + host);
+
+		charge = test_peer_charge(peers, &in, now, 4);
+	}
+	return charge;
+}
+
 /*
  * One layout behind three ports: one address's crashes of it count
  * together, 2 + 2 + 1, and the fifth bans the address from every endpoint
@@ -1905,19 +1921,13 @@ static void test_peers_prefix_spares_served(struct kunit *test)
 	const struct brute_input bystander = test_input_v4(7777, 0x0a0002c8);
 	const struct brute_input fresh = test_input_v4(7777, 0x0a0002c9);
 	const struct brute_input crashed = test_input_v4(7777, 0x0a0002ca);
-	struct brute_peer_charge charge = {};
+	struct brute_peer_charge charge;
 	u64 now = 0;
-	u32 host;
 
 	brute_peers_serve(peers, &bystander.endpoint, &bystander.peer, now);
 	brute_peers_serve(peers, &crashed.endpoint, &crashed.peer, now);
-	charge = test_peer_charge(peers, &crashed, &now, 1);
-	for (host = 1; host <= 4 && !charge.escalated; host++) {
-		const struct brute_input in = test_input_v4(7777,
-							    0x0a000200 + host);
-
-		charge = test_peer_charge(peers, &in, &now, 4);
-	}
+	test_peer_charge(peers, &crashed, &now, 1);
+	charge = test_escalate(peers, &now);
 	KUNIT_ASSERT_TRUE(test, charge.escalated);
 	KUNIT_EXPECT_FALSE(test, brute_peers_refused(peers,
 						     &bystander.endpoint, 0,
@@ -1944,7 +1954,7 @@ static void test_peers_prefix_spares_served(struct kunit *test)
 static void test_peers_served_warmed(struct kunit *test)
 {
 	struct brute_peers *peers = test->priv;
-	struct brute_peer_charge charge = {};
+	struct brute_peer_charge charge;
 	unsigned int spared = 0, refused = 0;
 	u64 now = 0;
 	u32 host;
@@ -1956,12 +1966,7 @@ static void test_peers_served_warmed(struct kunit *test)
 		brute_peers_serve(peers, &in.endpoint, &in.peer, now);
 	}
 	KUNIT_EXPECT_GT(test, atomic_read(&peers->served_forgotten), 0);
-	for (host = 1; host <= 4 && !charge.escalated; host++) {
-		const struct brute_input in = test_input_v4(7777,
-							    0x0a000200 + host);
-
-		charge = test_peer_charge(peers, &in, &now, 4);
-	}
+	charge = test_escalate(peers, &now);
 	KUNIT_ASSERT_TRUE(test, charge.escalated);
 	for (host = 5; host <= 254; host++) {
 		const struct brute_input in = test_input_v4(7777,

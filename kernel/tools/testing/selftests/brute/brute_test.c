@@ -1203,8 +1203,11 @@ TEST_F_TIMEOUT(brute, v2_relay_memory_bounded, 140)
 #define UNIX_PATH_U1 "/tmp/brute_user1.sock"
 #define UNIX_PATH_U2 "/tmp/brute_user2.sock"
 
-/* The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1"). */
-static int peer_banned(const char *peer)
+/*
+ * The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1")
+ * whose line has @field (" layout="), if not NULL.
+ */
+static int peer_banned_with(const char *peer, const char *field)
 {
 	char line[512], want[80];
 	FILE *f = fopen(PEERS, "r");
@@ -1217,11 +1220,16 @@ static int peer_banned(const char *peer)
 		const char *left = strstr(line, "ban_left_s=");
 
 		if (!strncmp(line, want, strlen(want)) && left &&
-		    atoi(left + 11) > 0)
+		    atoi(left + 11) > 0 && (!field || strstr(line, field)))
 			found = 1;
 	}
 	fclose(f);
 	return found;
+}
+
+static int peer_banned(const char *peer)
+{
+	return peer_banned_with(peer, NULL);
 }
 
 /*
@@ -1420,27 +1428,6 @@ TEST_F(brute, v3_rotating_addresses_prefix_banned)
 	EXPECT_EQ(0, service_end(&srv));
 }
 
-/* A ban in force of @peer by a layout: its line says layout=ID. */
-static int peer_layout_banned(const char *peer)
-{
-	char line[512], want[80];
-	FILE *f = fopen(PEERS, "r");
-	int found = 0;
-
-	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "peer=%s ", peer);
-	while (fgets(line, sizeof(line), f)) {
-		const char *left = strstr(line, "ban_left_s=");
-
-		if (!strncmp(line, want, strlen(want)) && left &&
-		    atoi(left + 11) > 0 && strstr(line, " layout="))
-			found = 1;
-	}
-	fclose(f);
-	return found;
-}
-
 /*
  * One image behind three ports (nginx's 80 and 443, Postfix's 25, 465 and
  * 587): one address's crashes of it count together, 2 + 2 + 1, and the
@@ -1473,7 +1460,7 @@ TEST_F(brute, v5_one_layout_three_ports)
 				  "-b", "10.198.0.2", "-c", "1", "tcp", spec[i]));
 		EXPECT_EQ(1, out.answered);
 	}
-	EXPECT_TRUE(peer_layout_banned("10.199.0.2/32"));
+	EXPECT_TRUE(peer_banned_with("10.199.0.2/32", " layout="));
 	EXPECT_EQ(0, service_end(&srv));
 }
 
