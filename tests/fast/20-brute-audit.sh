@@ -309,11 +309,14 @@ if ip netns add audit_srv && ip netns add audit_cli &&
 			"client: $out" "crash: $c" "attack: $a" "peer ban: $pb" "$(recs $PBAN | tail -n 2)"
 	fi
 	echo "peer 10.197.0.2" >/sys/kernel/security/brute/lift
-	u=$(recs $PUNBAN | tail -n 1)
-	if echo "$u" | grep -q "^type=[^ ]* msg=audit([0-9.:]*): $pfx reason=lifted refused=[1-9][0-9]* .* uid=0 "; then
-		ok "tcp peer: lifted, PEER_UNBAN record with the refusals counted"
+	# the endpoint's ban, and its layout's (layout=: the service's other endpoints), both lifted
+	u=$(recs $PUNBAN | grep -v ' layout=' | tail -n 1)
+	lu=$(recs $PUNBAN | grep " layout=[0-9]* " | tail -n 1)
+	if echo "$u" | grep -q "^type=[^ ]* msg=audit([0-9.:]*): $pfx reason=lifted refused=[1-9][0-9]* .* uid=0 " &&
+		echo "$lu" | grep -q "^type=[^ ]* msg=audit([0-9.:]*): $pfx reason=lifted refused=[0-9]* layout=[0-9]* .* uid=0 "; then
+		ok "tcp peer: lifted, PEER_UNBAN records with the refusals counted (the endpoint's, the layout's)"
 	else
-		not_ok "tcp peer: lifted, PEER_UNBAN record with the refusals counted" "$u"
+		not_ok "tcp peer: lifted, PEER_UNBAN records with the refusals counted" "$u" "$lu"
 	fi
 	if ausearch -m 1718 -i 2>/dev/null | grep -q "peer=10.197.0.2/32"; then
 		ok "ausearch -m 1718 finds the peer ban"

@@ -34,6 +34,7 @@ struct peer_entry {
 	char lpath_raw[4 * 108 + 8];    /* as the kernel wrote it (escaped); "?" unnamed */
 	char lpath[110];        /* decoded; abstract names start with '@' */
 	size_t lpath_len;       /* 0: unnamed */
+	uint64_t layout;        /* layout=: the layout whose every endpoint the entry covers; 0 none */
 };
 
 /* "ADDR/LEN" (IPv4 or IPv6, LEN within the family's bits) or "uid:UID". */
@@ -70,12 +71,13 @@ enum peer_field {
 	P_PEER, P_NETNS, P_TRANSPORT, P_FAULTS, P_ATTACKS, P_EMA, P_IDLE, P_BAN, P_REFUSED,
 	P_LADDR, P_LPORT, P_LINO, /* the endpoint's, by transport, from here */
 	P_LPATH, /* optional (v4) */
+	P_LAYOUT, /* optional: a layout's entry (the hierarchy ID that crashed) */
 	N_PEER_FIELDS
 };
 #define N_PEER_REQUIRED P_LADDR
 static const char *const peer_field_names[N_PEER_FIELDS] = {
 	"peer", "netns", "transport", "faults", "attacks", "ema_ms", "idle_ms", "ban_left_s",
-	"refused", "laddr", "lport", "lino", "lpath",
+	"refused", "laddr", "lport", "lino", "lpath", "layout",
 };
 
 /*
@@ -91,7 +93,7 @@ static bool parse_peer_line(char *line, void *out, char *why_buf, size_t why_siz
 	uint64_t *const counter[N_PEER_FIELDS] = {
 		[P_NETNS] = &p->netns, [P_FAULTS] = &p->faults, [P_ATTACKS] = &p->attacks,
 		[P_EMA] = &p->ema_ms, [P_IDLE] = &p->idle_ms, [P_BAN] = &p->ban_left_s,
-		[P_REFUSED] = &p->refused, [P_LINO] = &p->lino,
+		[P_REFUSED] = &p->refused, [P_LINO] = &p->lino, [P_LAYOUT] = &p->layout,
 	};
 	char *tok, *save = NULL;
 	char quoted[168];
@@ -206,6 +208,12 @@ static void fmt_endpoint(char *buf, size_t size, const struct peer_entry *p)
 		snprintf(buf, size, "tcp [%s]:%" PRIu32, p->laddr, p->lport);
 	else
 		snprintf(buf, size, "tcp %s:%" PRIu32, p->laddr, p->lport);
+	if (p->layout) {
+		size_t len = strlen(buf);
+
+		/* A layout's entry: every endpoint of that hierarchy, counted from this one. */
+		snprintf(buf + len, size - len, " +layout %" PRIu64, p->layout);
+	}
 }
 
 static void peers_json(const struct peer_entry *v, size_t n, bool bans)
@@ -247,6 +255,8 @@ static void peers_json(const struct peer_entry *v, size_t n, bool bans)
 		}
 		if (!p->unix_ep)
 			printf(",\"laddr\":\"%s\",\"lport\":%" PRIu32, p->laddr, p->lport);
+		if (p->layout)
+			printf(",\"layout\":%" PRIu64, p->layout);
 		printf(",\"faults\":%" PRIu64 ",\"attacks\":%" PRIu64 ",\"ema_ms\":%" PRIu64
 		       ",\"idle_ms\":%" PRIu64 ",\"banned\":%s,\"ban_left_s\":%" PRIu64
 		       ",\"refused\":%" PRIu64 "}",

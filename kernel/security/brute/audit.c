@@ -463,7 +463,9 @@ void brute_audit_skipped(struct brute_hierarchy *hierarchy,
  * brute_audit_peer_ban() - Report that an endpoint refuses a peer
  * @hierarchy: The hierarchy whose crash gave the verdict.
  * @crash: Its record's fields: the peer (or enclosing prefix) and the
- *         endpoint, and the proxy that relayed the input, if any.
+ *         endpoint, and the proxy that relayed the input, if any; with a
+ *         layout in the peer's key, the ban refuses it at every endpoint
+ *         of that layout too (layout=).
  * @faults: The crashes that gave the verdict.
  * @ban_s: For how long, in seconds.
  */
@@ -482,6 +484,8 @@ void brute_audit_peer_ban(struct brute_hierarchy *hierarchy,
 	if (crash->relay)
 		audit_log_format(ab, " relay=uid:%u",
 				 from_kuid(&init_user_ns, *crash->relay));
+	if (crash->peer->layout)
+		audit_log_format(ab, " layout=%llu", crash->peer->layout);
 	audit_log_task_info(ab);
 	brute_audit_end(ab);
 }
@@ -507,6 +511,8 @@ void brute_audit_peer_unban(const struct brute_peer_key *key, u64 lino,
 	brute_log_peer(ab, key, lino, lpath);
 	audit_log_format(ab, " reason=%s refused=%u",
 			 brute_unban_reasons[reason], refused);
+	if (key->layout)
+		audit_log_format(ab, " layout=%llu", key->layout);
 	if (reason != BRUTE_UNBAN_EXPIRED)
 		audit_log_task_info(ab);
 	brute_audit_end(ab);

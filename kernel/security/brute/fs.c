@@ -49,13 +49,14 @@ static bool brute_fs_may_write(const struct file *file)
 static int brute_fs_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m,
-		   "hierarchies=%ld targets=%u bans=%d peers=%u peer_bans=%d records_dropped=%llu trusted=%u\n",
+		   "hierarchies=%ld targets=%u bans=%d peers=%u peer_bans=%d records_dropped=%llu trusted=%u served_forgotten=%d\n",
 		   brute_hierarchy_count(),
 		   READ_ONCE(brute_targets.table.count),
 		   atomic_read(&brute_targets.table.banned),
 		   brute_peers_count(&brute_peers),
 		   atomic_read(&brute_peers.table.banned), brute_audit_dropped(),
-		   brute_trust_count());
+		   brute_trust_count(),
+		   atomic_read(&brute_peers.served_forgotten));
 	return 0;
 }
 

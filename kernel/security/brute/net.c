@@ -399,6 +399,7 @@ static void hook_sk_clone_security(const struct sock *const sk,
 	if (!brute_inet_stream(sk) || sk->sk_state != TCP_LISTEN)
 		return;
 	brute_endpoint_set_listener(&bs->input.endpoint, sk);
+	bs->layout = READ_ONCE(ls->layout);
 	bs->party = ls->party;
 	bs->owner = ls->owner;
 	bs->userns = ls->userns;
@@ -508,12 +509,12 @@ static void hook_inet_conn_established(struct sock *const sk,
  * their refusals.
  */
 static bool brute_refused(const struct brute_endpoint *const endpoint,
-			  const struct brute_peer *const peer)
+			  const u64 layout, const struct brute_peer *const peer)
 {
 	struct brute_params params;
 	struct brute_input input;
 
-	if (!brute_peers_would_refuse(&brute_peers, endpoint, peer,
+	if (!brute_peers_would_refuse(&brute_peers, endpoint, layout, peer,
 				      ktime_get_ns()))
 		return false;
 	brute_params_get(&params);
@@ -523,7 +524,7 @@ static bool brute_refused(const struct brute_endpoint *const endpoint,
 	if (brute_trust_peer(&input, params.trusted_uid_max, false))
 		return false;
 	/* Counted in the ban, if it still holds. */
-	return brute_peers_refused(&brute_peers, endpoint, peer,
+	return brute_peers_refused(&brute_peers, endpoint, layout, peer,
 				   ktime_get_ns());
 }
 
@@ -540,7 +541,7 @@ static bool brute_sock_refused(struct brute_sock_security *const bs)
 		return false;
 	if (brute_mode() != BRUTE_MODE_KILL)
 		return false;
-	if (brute_refused(&bs->input.endpoint, &bs->input.peer))
+	if (brute_refused(&bs->input.endpoint, bs->layout, &bs->input.peer))
 		return true;
 	WRITE_ONCE(bs->ban_gen, gen);
 	WRITE_ONCE(bs->ban_ok, 1);
@@ -595,6 +596,7 @@ static int hook_inet_conn_request(const struct sock *const sk,
 	struct brute_endpoint endpoint;
 	struct brute_peer peer;
 	struct sock *client;
+	u64 layout;
 	u32 gen;
 
 	if (!static_branch_unlikely(&brute_peer_bans) || !brute_inet_stream(sk))
@@ -603,7 +605,8 @@ static int hook_inet_conn_request(const struct sock *const sk,
 	if (READ_ONCE(ls->ban_ok) && READ_ONCE(ls->ban_gen) == gen)
 		return 0;
 	brute_endpoint_set_listener(&endpoint, sk);
-	if (!brute_peers_endpoint_banned(&brute_peers, &endpoint)) {
+	layout = READ_ONCE(ls->layout);
+	if (!brute_peers_endpoint_banned(&brute_peers, &endpoint, layout)) {
 		WRITE_ONCE(ls->ban_gen, gen);
 		WRITE_ONCE(ls->ban_ok, 1);
 		return 0;
@@ -619,7 +622,7 @@ static int hook_inet_conn_request(const struct sock *const sk,
 		brute_peer_set_uid(&peer, brute_sock(client)->party);
 		sock_put(client);
 	}
-	return brute_refused(&endpoint, &peer) ? -EPERM : 0;
+	return brute_refused(&endpoint, layout, &peer) ? -EPERM : 0;
 }
 
 /*
@@ -675,11 +678,13 @@ static int hook_unix_stream_connect(struct sock *const sock,
 	bs->party = ls->party;
 	bs->owner = ls->owner;
 	bs->userns = ls->userns;
+	bs->layout = READ_ONCE(ls->layout);
 	bs->flags = BRUTE_SOCK_LOCAL | BRUTE_SOCK_RELAY |
 		    (ls->flags & BRUTE_SOCK_PLAIN);
 	if (!static_branch_unlikely(&brute_peer_bans))
 		return 0;
-	return brute_refused(&input->endpoint, &input->peer) ? -EPERM : 0;
+	return brute_refused(&input->endpoint, bs->layout, &input->peer) ?
+	       -EPERM : 0;
 }
 
 /*
@@ -756,6 +761,11 @@ static noinline int brute_sock_read_slow(struct sock *const sk)
 			brute_input_connection(sk);
 		if (bs->input.kind == BRUTE_INPUT_REMOTE)
 			boundary = BRUTE_BOUNDARY_NETWORK;
+		if (boundary && !READ_ONCE(bs->served)) {
+			WRITE_ONCE(bs->served, 1);
+			brute_peers_serve(&brute_peers, &bs->input.endpoint,
+					  &bs->input.peer, ktime_get_ns());
+		}
 	} else if (sk->sk_family == AF_UNIX) {
 		brute_unix_read(sk);
 	} else if (sk->sk_family != AF_NETLINK) {
@@ -837,6 +847,33 @@ static int hook_socket_recvmsg(struct socket *const sock,
 	return brute_sock_read(sock->sk);
 }
 
+/*
+ * A task listens or accepts on @sock: the layout of its hierarchy serves
+ * the endpoint, whose connections a ban of a peer by that layout refuses
+ * (peer.c).
+ */
+static void brute_sock_set_layout(struct socket *const sock)
+{
+	const struct brute_hierarchy *const hierarchy =
+		brute_task(current)->hierarchy;
+
+	if (sock->sk && hierarchy && !(current->flags & PF_KTHREAD))
+		WRITE_ONCE(brute_sock(sock->sk)->layout, hierarchy->id);
+}
+
+static int hook_socket_listen(struct socket *const sock, const int backlog)
+{
+	brute_sock_set_layout(sock);
+	return 0;
+}
+
+static int hook_socket_accept(struct socket *const sock,
+			      struct socket *const newsock)
+{
+	brute_sock_set_layout(sock);
+	return 0;
+}
+
 /* What a proxy writes to a local connection carries its origin. */
 static int hook_socket_sendmsg(struct socket *const sock,
 			       struct msghdr *const msg, const int size)
@@ -896,6 +933,8 @@ static struct security_hook_list brute_net_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(inet_conn_request, hook_inet_conn_request),
 	LSM_HOOK_INIT(socket_sock_rcv_skb, hook_socket_sock_rcv_skb),
 	LSM_HOOK_INIT(unix_stream_connect, hook_unix_stream_connect),
+	LSM_HOOK_INIT(socket_listen, hook_socket_listen),
+	LSM_HOOK_INIT(socket_accept, hook_socket_accept),
 	LSM_HOOK_INIT(socket_recvmsg, hook_socket_recvmsg),
 	LSM_HOOK_INIT(socket_sendmsg, hook_socket_sendmsg),
 	LSM_HOOK_INIT(socket_getsockopt, hook_socket_getsockopt),

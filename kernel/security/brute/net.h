@@ -88,12 +88,19 @@ extern struct brute_origin brute_origin_mixed;
  * @ban_gen: The ban generation (brute_peers_ban_gen()) when @ban_ok was
  *           computed.
  * @ban_ok: No ban refused the socket's peer at @ban_gen.
+ * @served: A process read the accepted connection: its endpoint served
+ *          its peer (brute_peers_serve()).
+ * @layout: For a listener, the layout that serves it: the ID of the
+ *          hierarchy of the task that last listened or accepted on it;
+ *          for an accepted connection, its listener's then.  0 if none.
  */
 struct brute_sock_security {
 	u8 remote;
 	u8 bound;
 	u8 flags;
 	u8 ban_ok;
+	u8 served;
+	u64 layout;
 	kuid_t party;
 	kuid_t owner;
 	u32 userns;

@@ -124,12 +124,17 @@ struct brute_input {
 
 /**
  * struct brute_peer_key - The key of an entry of the peer table
- * @endpoint: The endpoint.
+ * @endpoint: The endpoint; zeroed with @layout.
  * @peer: The peer, its address masked to @peer.prefix bits.
+ * @layout: 0 for an entry of @peer at @endpoint; else the layout (the ID
+ *          of the hierarchy: one memory image) whose crashes the entry
+ *          counts at every endpoint, and whose every endpoint its ban
+ *          refuses @peer at.
  */
 struct brute_peer_key {
 	struct brute_endpoint endpoint;
 	struct brute_peer peer;
+	u64 layout;
 };
 
 /**
@@ -149,11 +154,15 @@ struct brute_peer_key {
  *                restarted them.
  * @period_ns: The period this crash added.
  * @lino: With a Unix endpoint, its listener's socket inode number.
+ * @layout: With @verdict, the layout whose count of the peer's crashes, at
+ *          all its endpoints, gave it: its every endpoint refuses the peer
+ *          with @banned; 0 when the endpoint's own count gave it.
  */
 struct brute_peer_charge {
 	bool charged;
 	enum brute_verdict verdict;
 	bool banned;
+	u64 layout;
 	enum brute_verdict prefix_verdict;
 	bool escalated;
 	struct brute_peer_key key;
@@ -167,6 +176,10 @@ struct brute_peer_charge {
 /* Room for what brute_peer_key_format() writes. */
 #define BRUTE_PEER_KEY_LEN 192
 
+/* The slots of served peers, in all; of one endpoint. */
+#define BRUTE_SERVED_SLOTS 4096
+#define BRUTE_SERVED_WAYS 256
+
 /**
  * struct brute_peers - The peer table
  * @table: Its entries: those of peers at endpoints, and one per share of
@@ -179,12 +192,25 @@ struct brute_peer_charge {
  *             lengths a connection request is looked up with (a change of
  *             peer_prefix_v4 leaves the bans of the old length in force).
  * @banned_v6: The same for IPv6 keys.
+ * @layouts: The entries of layouts in @table: they have a table_size and
+ *           shares of their own.
+ * @layout_bans: Bans in force of layouts: an endpoint that serves a layout
+ *               looks its peers up while there is one.
+ * @served: The peers the endpoints served (brute_peers_serve()): per
+ *          endpoint, BRUTE_SERVED_WAYS slots of these, where a peer's keyed
+ *          hash and the time it was served are kept.
+ * @served_forgotten: Served peers whose slot another peer took within
+ *                    forget_time_s.
  */
 struct brute_peers {
 	struct brute_table table;
 	unsigned int shares;
 	u32 banned_v4[33];
 	u32 banned_v6[129];
+	unsigned int layouts;
+	u32 layout_bans;
+	u64 served[BRUTE_SERVED_SLOTS];
+	atomic_t served_forgotten;
 };
 
 extern struct brute_peers brute_peers;
@@ -217,17 +243,23 @@ void brute_peers_init(struct brute_peers *peers, struct delayed_work *gc);
 unsigned int brute_peers_share(const struct brute_params *params);
 unsigned int brute_peers_count(struct brute_peers *peers);
 void brute_peers_charge(struct brute_peers *peers,
-			const struct brute_input *input, const char *lpath,
-			u64 now, u64 ban_ns, const struct brute_params *params,
+			const struct brute_input *input, u64 layout,
+			const char *lpath, u64 now, u64 ban_ns,
+			const struct brute_params *params,
 			struct brute_peer_charge *charge);
 bool brute_peers_refused(struct brute_peers *peers,
-			 const struct brute_endpoint *endpoint,
+			 const struct brute_endpoint *endpoint, u64 layout,
 			 const struct brute_peer *peer, u64 now);
 bool brute_peers_would_refuse(struct brute_peers *peers,
 			      const struct brute_endpoint *endpoint,
-			      const struct brute_peer *peer, u64 now);
+			      u64 layout, const struct brute_peer *peer,
+			      u64 now);
 bool brute_peers_endpoint_banned(struct brute_peers *peers,
-				 const struct brute_endpoint *endpoint);
+				 const struct brute_endpoint *endpoint,
+				 u64 layout);
+void brute_peers_serve(struct brute_peers *peers,
+		       const struct brute_endpoint *endpoint,
+		       const struct brute_peer *peer, u64 now);
 int brute_peers_lift(struct brute_peers *peers,
 		     const struct brute_peer *peer, bool flush);
 void brute_peers_show(struct brute_peers *peers, struct seq_file *m, u64 now);

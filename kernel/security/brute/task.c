@@ -396,10 +396,13 @@ static void brute_peer_respond(struct brute_hierarchy *const hierarchy,
 {
 	const struct brute_peer_charge *const charge = &crash->peer;
 	struct brute_crash_info info = crash->info;
+	struct brute_peer_key key = charge->key;
 
 	info.attack = "peer";
 	if (charge->verdict != BRUTE_VERDICT_NONE) {
-		info.peer = &charge->key;
+		/* A layout's verdict: its endpoints refuse the peer (layout=). */
+		key.layout = charge->layout;
+		info.peer = &key;
 		info.stats = charge->stats;
 		brute_audit_attack(&info, charge->verdict, params, mode,
 				   brute_peer_mitigation(mode, charge->banned));
@@ -561,7 +564,8 @@ static void brute_charge_input(struct brute_crash *const crash, const u64 now,
 		crash->info.peer_named = true;
 		return;
 	}
-	brute_peers_charge(&brute_peers, &res->input, res->lpath, now,
+	brute_peers_charge(&brute_peers, &res->input, crash->info.hierarchy->id,
+			   res->lpath, now,
 			   mode == BRUTE_MODE_KILL ?
 			   (u64)params->peer_ban_time_s * NSEC_PER_SEC : 0,
 			   params, &crash->peer);

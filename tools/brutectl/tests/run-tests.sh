@@ -377,6 +377,26 @@ assert [e["peer"] for e in d] == ["10.199.0.2/32", "2001:db8:1:2::/64"], d' 2>"$
 	else
 		not_ok "peers --bans --json" "exit $rc" "$out" "$(cat "$tmp/py")"
 	fi
+	# A layout's entry (layout=): its endpoint is where the count started, and it covers
+	# every endpoint of that layout.
+	printf 'peer=10.199.0.3/32 netns=1 transport=tcp laddr=10.199.0.1 lport=443 faults=0 attacks=1 ema_ms=0 idle_ms=5 ban_left_s=60 refused=2 layout=4294968302\n' >>"$sec/brute/peers"
+	run peers --bans
+	if [ "$rc" = 0 ] &&
+		printf '%s\n' "$out" | grep -q '^10\.199\.0\.3/32 .*tcp 10\.199\.0\.1:443 +layout 4294968302 .*BANNED 1m00s *2$'; then
+		ok "peers: a layout's entry says +layout ID"
+	else
+		not_ok "peers: a layout's entry says +layout ID" "exit $rc" "$out" "$errout"
+	fi
+	run peers --json
+	if [ "$rc" = 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["entries"]
+assert d[4]["layout"] == 4294968302 and d[4]["lport"] == 443, d[4]
+assert all("layout" not in e for e in d[:4]), d' 2>"$tmp/py"; then
+		ok "peers --json: layout"
+	else
+		not_ok "peers --json: layout" "exit $rc" "$out" "$(cat "$tmp/py")"
+	fi
 
 	# malformed peer lines: exit 1, the line number and why, nothing on stdout
 	pgood='peer=10.0.0.1/32 netns=1 transport=tcp laddr=0.0.0.0 lport=80 faults=1 attacks=0 ema_ms=1 idle_ms=1 ban_left_s=0 refused=0'

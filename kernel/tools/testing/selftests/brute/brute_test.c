@@ -1203,8 +1203,11 @@ TEST_F_TIMEOUT(brute, v2_relay_memory_bounded, 140)
 #define UNIX_PATH_U1 "/tmp/brute_user1.sock"
 #define UNIX_PATH_U2 "/tmp/brute_user2.sock"
 
-/* The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1"). */
-static int peer_banned(const char *peer)
+/*
+ * The peers file lists a ban in force of @peer ("10.199.0.2/32", "uid:1")
+ * whose line has @field (" layout="), if not NULL.
+ */
+static int peer_banned_with(const char *peer, const char *field)
 {
 	char line[512], want[80];
 	FILE *f = fopen(PEERS, "r");
@@ -1217,11 +1220,16 @@ static int peer_banned(const char *peer)
 		const char *left = strstr(line, "ban_left_s=");
 
 		if (!strncmp(line, want, strlen(want)) && left &&
-		    atoi(left + 11) > 0)
+		    atoi(left + 11) > 0 && (!field || strstr(line, field)))
 			found = 1;
 	}
 	fclose(f);
 	return found;
+}
+
+static int peer_banned(const char *peer)
+{
+	return peer_banned_with(peer, NULL);
 }
 
 /*
@@ -1417,6 +1425,79 @@ TEST_F(brute, v3_rotating_addresses_prefix_banned)
 	EXPECT_EQ(5, attacker.refused);
 	EXPECT_EQ(5, benign.answered);
 	EXPECT_TRUE(peer_banned("10.199.0.0/24"));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * One image behind three ports (nginx's 80 and 443, Postfix's 25, 465 and
+ * 587): one address's crashes of it count together, 2 + 2 + 1, and the
+ * fifth gets the address refused at all three; another address is served.
+ */
+TEST_F(brute, v5_one_layout_three_ports)
+{
+	static char *const spec[] = { "10.199.0.1:7761", "10.199.0.1:7762",
+				      "10.199.0.1:7763" };
+	static char *const crashes[] = { "2", "2", "1" };
+	struct outcome out;
+	struct run srv;
+	int i;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "-P",
+			   "3", "tcp", spec[0]));
+	ASSERT_GT(srv.pid, 0);
+	for (i = 0; i < 3; i++) {
+		out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+				  "-b", "10.199.0.2", "-c", crashes[i], "-r",
+				  "crash", "tcp", spec[i]));
+		EXPECT_EQ(atoi(crashes[i]), out.crashed);
+	}
+	for (i = 0; i < 3; i++) {
+		out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+				  "-b", "10.199.0.2", "-c", "2", "tcp", spec[i]));
+		EXPECT_EQ(2, out.refused);
+		out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS,
+				  "-b", "10.198.0.2", "-c", "1", "tcp", spec[i]));
+		EXPECT_EQ(1, out.answered);
+	}
+	EXPECT_TRUE(peer_banned_with("10.199.0.2/32", " layout="));
+	EXPECT_EQ(0, service_end(&srv));
+}
+
+/*
+ * An address of the attacker's /24 that the service served before the
+ * attack, without a crash, keeps being served after the /24's ban, until
+ * it crashes the service itself; a fresh address of the /24 is refused.
+ */
+TEST_F(brute, v5_prefix_ban_spares_served)
+{
+	static char *const spec = "10.199.0.1:7764";
+	struct outcome out;
+	struct run srv;
+
+	NEED_NET();
+	srv = service(ARGV((char *)path_of("service"), "-n", SRV_NETNS, "tcp",
+			   spec));
+	ASSERT_GT(srv.pid, 0);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.17", "-c", "2", "tcp", spec));
+	EXPECT_EQ(2, out.answered);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-B",
+			  "10.199.0.10,10.199.0.11,10.199.0.12,10.199.0.13,10.199.0.14,10.199.0.15,10.199.0.16",
+			  "-c", "20", "-r", "crash", "tcp", spec));
+	EXPECT_EQ(15, out.crashed);
+	EXPECT_EQ(5, out.refused);
+	EXPECT_TRUE(peer_banned("10.199.0.0/24"));
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.17", "-c", "5", "tcp", spec));
+	EXPECT_EQ(5, out.answered);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.2", "-c", "2", "tcp", spec));
+	EXPECT_EQ(2, out.refused);
+	out = client(ARGV((char *)path_of("client"), "-n", CLI_NETNS, "-b",
+			  "10.199.0.17", "-c", "3", "-r", "crash", "tcp", spec));
+	EXPECT_EQ(1, out.crashed);
+	EXPECT_EQ(2, out.refused);
 	EXPECT_EQ(0, service_end(&srv));
 }
 

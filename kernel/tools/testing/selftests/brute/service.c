@@ -34,6 +34,8 @@
  *   -M       listen with MPTCP (a client may choose MPTCP or TCP)
  *   -k       a child serves requests until its client closes the
  *            connection (keep-alive), not one
+ *   -P COUNT listen on COUNT ports, PORT and the ones after it (tcp): one
+ *            image behind several ports (nginx's 80 and 443)
  *   -R       on SIGHUP, execute itself again with the listening socket (a
  *            reload that starts a new image, as php-fpm's and sshd's do)
  *   -F SRC   a request "frame" makes the child read a line from another
@@ -63,6 +65,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -235,7 +238,7 @@ static int use_mptcp, keepalive;
 static const char *frame_kind, *frame_arg;
 static int frame_udp = -1;
 
-static int listen_tcp(const char *spec)
+static int listen_tcp(const char *spec, int offset)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	const char *colon = strchr(spec, ':');
@@ -246,7 +249,7 @@ static int listen_tcp(const char *spec)
 		die("address");
 	memcpy(host, spec, colon - spec);
 	host[colon - spec] = '\0';
-	addr.sin_port = htons(atoi(colon + 1));
+	addr.sin_port = htons(atoi(colon + 1) + offset);
 	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
 		die("inet_pton");
 	fd = socket(AF_INET, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
@@ -638,7 +641,9 @@ int main(int argc, char **argv)
 	uid_t uid = (uid_t)-1;
 	static const char *const hows[] = { "read", "splice", "readv", "recv",
 					    "uring-read", "uring-recv" };
-	int opt, fd, once = 0, reexec_on_hup = 0, dgram = 0, packets = 0;
+	struct pollfd fds[8];
+	int opt, fd, once = 0, reexec_on_hup = 0, nfds = 1, dgram = 0;
+	int packets = 0;
 	const char *how = "read";
 	size_t i;
 
@@ -647,7 +652,7 @@ int main(int argc, char **argv)
 	inherited = getenv("BRUTE_SERVICE_FD");
 	if (argc == 2 && !strcmp(argv[1], "cgi"))
 		return cgi_main();
-	while ((opt = getopt(argc, argv, "+n:u:U:sr:p:1MkF:RH:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:u:U:sr:p:1MkF:RH:C:P:")) != -1) {
 		switch (opt) {
 		case 'n': {
 			int ns = open(optarg, O_RDONLY | O_CLOEXEC);
@@ -682,6 +687,11 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			reexec_on_hup = 1;
+			break;
+		case 'P':
+			nfds = atoi(optarg);
+			if (nfds < 1 || nfds > (int)ARRAY_SIZE(fds))
+				return 2;
 			break;
 		case 'M':
 			use_mptcp = 1;
@@ -743,7 +753,11 @@ int main(int argc, char **argv)
 		unsetenv("BRUTE_SERVICE_FD");
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	} else if (!strcmp(argv[optind], "tcp")) {
-		fd = listen_tcp(argv[optind + 1]);
+		for (i = 0; i < (size_t)nfds; i++) {
+			fds[i].fd = listen_tcp(argv[optind + 1], i);
+			fds[i].events = POLLIN;
+		}
+		fd = fds[0].fd;
 	} else if (!strcmp(argv[optind], "unix")) {
 		fd = listen_unix(argv[optind + 1]);
 	} else if (!strcmp(argv[optind], "udp") ||
@@ -771,8 +785,20 @@ int main(int argc, char **argv)
 	if (packets)
 		serve_packets(fd);
 	for (;;) {
-		int conn = accept(fd, NULL, NULL);
+		int conn;
 		pid_t pid;
+
+		if (nfds > 1) {
+			if (poll(fds, nfds, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("poll");
+			}
+			for (i = 0; i < (size_t)nfds; i++)
+				if (fds[i].revents & POLLIN)
+					fd = fds[i].fd;
+		}
+		conn = accept(fd, NULL, NULL);
 
 		if (reload) {
 			if (conn >= 0)
@@ -792,7 +818,8 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			close(fd);
+			for (i = 0; i < (size_t)nfds; i++)
+				close(nfds > 1 ? fds[i].fd : fd);
 			handle(conn, uid, prog, how);
 		}
 		close(conn);
