@@ -18,6 +18,8 @@
 #   make kernel-deb             a Debian kernel package of 6.12 with Brute (scripts/kernel-deb.sh;
 #                               Debian's config + ours: hours on 2 cores)
 #   make kernel-deb-boot        boot that package's kernel in the fast guest and run its tests
+#   make check-bpf              Brute's BPF flavour (bpf/) on Debian's unmodified stock 6.12 kernel
+#                               in the fast guest, and the loader's host tests (not in check yet)
 #
 # Variables (also read from the environment): KERNEL, BENCH_KERNEL (make bench's kernel),
 # BRUTE_CACHE, BRUTE_CMDLINE (extra kernel arguments), BRUTE_TESTS (run only these guest
@@ -35,7 +37,7 @@ CACHE := $(or $(BRUTE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/brute)
 export KERNEL BENCH_KERNEL BRUTE_CACHE BRUTE_CMDLINE BRUTE_TESTS BRUTE_RIG_INJECT BRUTE_LAYERS BRUTE_HOST_TESTS
 
 .PHONY: help deps kernel selftests initramfs rootfs check check-fast check-system \
-	check-debug check-kselftest shell-fast shell-system bench install uninstall dist deb kernel-deb kernel-deb-boot clean
+	check-debug check-kselftest check-bpf shell-fast shell-system bench install uninstall dist deb kernel-deb kernel-deb-boot clean
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -70,6 +72,12 @@ check-debug: deps
 # any difference in a program's or a case's result fails (tests/kselftest/, README.md).
 check-kselftest: deps
 	@$(PYTHON) tests/kselftest/check-kselftest.py
+
+# Brute's BPF flavour (bpf/, docs/bpf-flavour.md): Debian's stock linux-image-6.12 (downloaded,
+# cached in $(CACHE)/stock), the BPF object and brute-bpf-loaded built against its BTF, the
+# loader's host tests, then the fast guest on that kernel (scripts/check-bpf.sh).
+check-bpf: deps
+	@scripts/check-bpf.sh
 
 # One guest alone (BRUTE_TESTS=NAME[,NAME] to run some of its scripts).
 check-fast: deps

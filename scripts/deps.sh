@@ -21,6 +21,9 @@ packages=(
 	# make check-kselftest: the kernel's selftests link libcap statically (clone3, seccomp);
 	# bash for the upstream scripts that need it in the busybox guest
 	libcap-dev bash-static
+	# make check-bpf: the BPF flavour (bpf/: clang -target bpf, libbpf, bpftool's vmlinux.h and
+	# skeleton); zstd takes the stock kernel's vmlinux out of its vmlinuz
+	llvm libbpf-dev bpftool zstd
 )
 
 missing=()
