@@ -5,7 +5,7 @@
 # user runs is a BRUTE_BPF_CRASH audit record (2712) after its setid boundary record (2711);
 # a crash without a boundary is none; self-sent aborts, a handler's re-raise and threads
 # faulting together are one crash each; a handler that exit()s is a crash, one that resumes
-# is none; forked children share their parent's hierarchy; the pinned state survives a
+# is none; a fault signal another process sends is none; forked children share their parent's hierarchy; the pinned state survives a
 # restart of the loader, and a crash while it is down is recorded when it is back; --unload
 # removes the programs and their state.
 . "$RIG/tap.sh"
@@ -127,6 +127,14 @@ check_one "a handler that _exit()s after the fault" 3 "sig=11 si_code=1 faults=1
 run_as_user /tmp/handled_suid resume
 resume_pid=$pid resume_rc=$rc
 
+# A fault signal another process sends is no crash, whatever its number.
+runas 1000 sh -c 'echo $$ >/tmp/bpf-pid; exec "$@"' sh $st/crasher_suid pause >/dev/null 2>&1 &
+wait_for 10 sh -c "grep -q crasher_suid /proc/\$(cat /tmp/bpf-pid)/comm"
+killed_pid=$(cat /tmp/bpf-pid)
+kill -SEGV "$killed_pid"
+wait $!
+killed_rc=$?
+
 # --- 5. Forked children share their parent's hierarchy.
 run_as_user $st/attacker_suid fork 6
 attacker_pid=$pid
@@ -179,7 +187,9 @@ else
 fi
 
 # --- 7. What must never be recorded (checked last: the loader has long read past them).
-for p in "$plain_pid:the crash with no boundary" "$resume_pid:the handler that resumed"; do
+[ "$killed_rc" = 139 ] || not_ok "SIGSEGV sent by root killed crasher_suid pause" "exit $killed_rc"
+for p in "$plain_pid:the crash with no boundary" "$resume_pid:the handler that resumed" \
+	"$killed_pid:SIGSEGV sent by another process"; do
 	if crash_of "${p%%:*}" >/dev/null; then
 		not_ok "no record for ${p#*:}" "$(crash_of "${p%%:*}")"
 	else
