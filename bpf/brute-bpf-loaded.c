@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -207,6 +209,29 @@ static int join(char *path, const char *dir, const char *name)
 	return 0;
 }
 
+/*
+ * One loader per pin directory: a lock on the directory itself, held until exit. Two would
+ * share the ring buffer's consumer position and write records twice or lose them.
+ */
+static int lock_dir(const char *dir, const char *busy)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			fprintf(stderr, PROG ": another brute-bpf-loaded serves %s: %s\n", dir, busy);
+		else
+			fprintf(stderr, PROG ": flock %s: %s\n", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int pinned_fd(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -257,6 +282,10 @@ static int unload(const char *dir)
 	int rc = 0;
 
 	if (join(links, dir, "links"))
+		return 1;
+	if (access(dir, F_OK))
+		return 0;	/* nothing loaded */
+	if (lock_dir(dir, "stop it first") < 0)
 		return 1;
 	for (int pass = 0; pass < 2; pass++) {
 		const char *where = pass ? dir : links;
@@ -330,7 +359,7 @@ static int run(const char *dir)
 	__u32 zero = 0;
 	int fd, err = 1;
 
-	if (ensure_bpffs(dir) || mkdir_p(dir))
+	if (ensure_bpffs(dir) || mkdir_p(dir) || lock_dir(dir, "not starting a second one") < 0)
 		return 1;
 	if (join(linkdir, dir, "links") || mkdir_p(linkdir))
 		return 1;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # rig.timeout: 400
 # Brute's BPF flavour (bpf/, docs/bpf-flavour.md) on Debian's stock kernel (make check-bpf):
-# brute-bpf-loaded loads, attaches and pins the programs; a crash of a set-user-ID program a
+# brute-bpf-loaded loads, attaches and pins the programs (one loader at a time); a crash of a set-user-ID program a
 # user runs is a BRUTE_BPF_CRASH audit record (2712) after its setid boundary record (2711);
 # a crash without a boundary is none; self-sent aborts, a handler's re-raise and threads
 # faulting together are one crash each; a handler that exit()s is a crash, one that resumes
@@ -60,6 +60,23 @@ if start_loader 1; then
 else
 	not_ok "loader ready within 180 s" "$(tail -n 30 $log)"
 	exit 0
+fi
+
+# One loader at a time: a second one, and --unload, refuse while it runs.
+brute-bpf-loaded >/tmp/bpf-second.out 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "another brute-bpf-loaded serves $pins" /tmp/bpf-second.out &&
+	[ "$(stat_of generation)" = 1 ]; then
+	ok "a second loader refuses to start (generation still 1)"
+else
+	not_ok "a second loader refuses to start" "exit $rc" "$(cat /tmp/bpf-second.out)" "$(status)"
+fi
+brute-bpf-loaded --unload >/tmp/bpf-second.out 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "stop it first" /tmp/bpf-second.out && [ -e $pins/state ]; then
+	ok "--unload refuses while the loader runs"
+else
+	not_ok "--unload refuses while the loader runs" "exit $rc" "$(cat /tmp/bpf-second.out)"
 fi
 
 # --- 2. A user's crash of a set-user-ID program: its boundary, then its crash.
