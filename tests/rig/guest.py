@@ -18,7 +18,9 @@ Trace:), and on a KUnit suite reported 'not ok' on the console.
 Environment: KERNEL (bzImage to boot, else scripts/kernel.sh builds it), BRUTE_CMDLINE (extra
 kernel arguments), BRUTE_TESTS (like --tests), BRUTE_RIG_INJECT (like --inject),
 BRUTE_FAST_TIMEOUT / BRUTE_SYSTEM_TIMEOUT (wall-clock bounds), BRUTE_SMP (vCPUs, 2),
-BRUTE_MEMORY (guest memory), BRUTE_INITRD_EXTRA (fast: cpio archives, colon-separated,
+BRUTE_QEMU_ACCEL (QEMU's -accel, tcg: multi-threaded TCG; tcg,thread=single runs the vCPUs
+in one host thread, which code patched at run time needs: docs/bpf-flavour.md), BRUTE_MEMORY
+(guest memory), BRUTE_INITRD_EXTRA (fast: cpio archives, colon-separated,
 appended to the initramfs, e.g. scripts/kselftests.sh's), BRUTE_CACHE.
 """
 import argparse
@@ -123,7 +125,8 @@ def cmdline(kind, tests, extra, inject, shell):
 
 def qemu_command(kind, kernel, append, run_dir, shell, timeout):
     cmd = ["timeout", "--foreground", "-k", "5", str(timeout),
-           "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max",
+           "qemu-system-x86_64", "-accel", os.environ.get("BRUTE_QEMU_ACCEL") or "tcg",
+           "-cpu", "max",
            "-smp", os.environ.get("BRUTE_SMP", "2"),
            "-m", os.environ.get("BRUTE_MEMORY", MEMORY[kind]), "-nodefaults", "-display", "none", "-no-reboot",
            "-kernel", str(kernel), "-append", append]
