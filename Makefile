@@ -161,4 +161,5 @@ kernel-deb-boot: deps
 clean:
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi
 	@$(MAKE) -C tools/brutectl clean
+	@$(MAKE) -C bpf clean
 	rm -rf "$(CACHE)/rig"
