@@ -95,7 +95,7 @@ guest -nolsm 60-bpf-lsm-off lsm=landlock,lockdown,yama,apparmor
 
 # The guest's clock when its tests started: the kernel's boot to the first test.
 first=$(sed -n 's/^rig: \[\([0-9.]*\)\] === .*/\1/p' "$console" 2>/dev/null | head -n 1)
-init=$(grep -o 'LSM: initializing lsm=[^ ]*' "$console" 2>/dev/null | head -n 1 | sed 's/.*lsm=//') || true
+init=$(console_lsms "$console")
 case ",$init," in
 *,bpf,*) echo "ok - console: LSMs initialized: $init"; pass=$((pass + 1)) ;;
 *) echo "not ok - console: LSMs initialized: '${init:-none found}' (want bpf among them)"

@@ -13,3 +13,9 @@ hash_inputs() {
 		xargs -0 -r stat -c '%n %a' && find "$@" -type f -print0 2>/dev/null | sort -z |
 		xargs -0 -r sha256sum) | sha256sum | cut -d' ' -f1
 }
+
+# console_lsms CONSOLE: the LSMs the kernel of a guest's console initialized, in order,
+# comma-separated ("LSM: initializing lsm=..."); empty when the console has no such line.
+console_lsms() {
+	grep -o 'LSM: initializing lsm=[^ ]*' "$1" 2>/dev/null | head -n 1 | sed 's/.*lsm=//' || true
+}

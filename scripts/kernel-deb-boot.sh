@@ -53,7 +53,7 @@ rc=0
 "${PYTHON:-python3}" "$top/tests/rig/guest.py" fast --kernel "$vmlinuz" || rc=$?
 
 [ -s "$console" ] || die "no console from the guest ($console)"
-init=$(grep -o 'LSM: initializing lsm=[^ ]*' "$console" | head -n 1 | sed 's/.*lsm=//') || true
+init=$(console_lsms "$console")
 case ",$init," in
 *,apparmor,brute,* | *,apparmor,*,brute,*) log "ok: LSMs initialized in order: $init" ;;
 *) log "not ok: LSMs initialized: '${init:-none found}' (want apparmor, then brute)"; rc=1 ;;
