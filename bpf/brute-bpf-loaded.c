@@ -378,7 +378,9 @@ static int run(const char *dir)
 	skel->rodata->generation = gen;
 	if (brute__load(skel)) {
 		fprintf(stderr, PROG ": loading the BPF programs failed (the verifier's log is "
-			"above; BRUTE_BPF_DEBUG=1 for libbpf's)\n");
+			"above; BRUTE_BPF_DEBUG=1 for libbpf's). If libbpf could not reuse a map "
+			"pinned under %s, it was made by another version: " PROG " --unload "
+			"removes it, and the state with it\n", dir);
 		goto out;
 	}
 	/* Maps created now (not reused): hierarchy identifiers start above 2^32, at random. */
