@@ -19,6 +19,8 @@ packages=(
 	# make check-kselftest: the kernel's selftests link libcap statically (clone3, seccomp);
 	# bash for the upstream scripts that need it in the busybox guest
 	libcap-dev bash-static
+	# make bench's and make demo's plots (tests/bench/plot.py)
+	python3-matplotlib
 )
 
 missing=()
