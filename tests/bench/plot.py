@@ -23,6 +23,20 @@ import sys
 SERIES_FIELDS = ("sent", "answered", "crashes", "restarts", "bans")
 
 
+def provenance(command, top):
+    """'COMMAND at COMMIT, DATE': the note under a plot (COMMIT+dirty: the tree had changes)."""
+    import subprocess
+    import time
+
+    def git(*args):
+        r = subprocess.run(["git", "-C", str(top)] + list(args), capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    commit = git("rev-parse", "--short=7", "HEAD") or "unknown commit"
+    if commit != "unknown commit" and git("status", "--porcelain", "--untracked-files=no"):
+        commit += "+dirty"
+    return f"{command} at {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}"
+
+
 def parse_series(text):
     """availbench's series=S:A:C:R:B,... : a list of dicts (SERIES_FIELDS), one per second."""
     if not text or text == "-":
@@ -127,7 +141,7 @@ def cost(rows, path, note=""):
     names = []
     for _, _, ratios in rows:
         names += [n for n in ratios if n not in names]
-    fig, ax = plt.subplots(figsize=(9, 0.42 * max(len(rows), 1) * max(len(names), 1) + 1.4))
+    fig, ax = plt.subplots(figsize=(9, 0.25 * max(len(rows), 1) * max(len(names), 1) + 1.4))
     height = 0.8 / max(len(names), 1)
     colors = ("tab:orange", "tab:purple", "tab:gray")
     for j, name in enumerate(names):
