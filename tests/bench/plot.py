@@ -185,7 +185,7 @@ def demo_timeline(off, on, path, note=""):
         first_drop = next((i for i, n in enumerate(dropped) if n), None)
         if first_drop is not None:
             ax.axvline(first_drop + off_s, color="black", lw=1.2, ls="--",
-                       label="attacker banned")
+                       label="first connection request dropped (the client waits 3 s)")
         _legend(ax, att, 3)
         ax.set_xlabel("seconds", fontsize=8)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
