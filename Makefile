@@ -7,10 +7,12 @@
 #                               the fast guest without and with Brute: fails on a difference
 #   make KERNEL=/path/bzImage check   boot a given kernel instead of building one
 #   make shell-fast | shell-system    boot a guest with a shell on this terminal
-#   make demo                   a fork brute-force attack on a network service, Brute off vs on
+#   make demo                   a fork brute-force attack on a network service, Brute off vs on,
+#                               and its timeline plot
 #   make bench                  Brute's fork/exec/TCP overhead, a service's availability under
 #                               attack (prod kernel), Debian's real services under attack
-#                               (tests/bench/services.py) and brute-reportd's throughput
+#                               (tests/bench/services.py) and brute-reportd's throughput;
+#                               plots of the availability runs and the cost in docs/img
 #   make install | uninstall    the daemon, its units and configuration, the audit rules
 #                               (never apt-get; an edited file under /etc is never replaced)
 #   make dist                   brute-VERSION.tar.gz of the tree (VERSION: scripts/version.sh)

@@ -24,6 +24,8 @@ packages=(
 	# make check-bpf: the BPF flavour (bpf/: clang -target bpf, libbpf, bpftool's vmlinux.h and
 	# skeleton); zstd takes the stock kernel's vmlinux out of its vmlinuz
 	llvm libbpf-dev bpftool zstd
+	# make bench's and make demo's plots (tests/bench/plot.py)
+	python3-matplotlib
 )
 
 missing=()

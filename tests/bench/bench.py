@@ -45,6 +45,12 @@ BENCH_BOOT_TIMEOUT (1800 s: the bound on one boot; the test kernel, with lockdep
 for the availability boot), BENCH_VARIANTS (the stacks above to boot, by name, default all),
 BENCH_SMP (the vCPU counts, default 1,2).
 
+Plots (tests/bench/plot.py, python3-matplotlib): the availability scenarios of the first
+availability boot, each on one time axis from availbench's per-second series (benign answers,
+the attacker's crashes, restarts, bans), in bench-availability.png and bench-availability-v4.png,
+and the cost table's ratios in bench-cost.png; into BENCH_PLOTS (default docs/img of this tree,
+which the README and docs/benchmarks.md embed; the smoke form: its own work directory).
+
 --smoke [KERNEL]: one boot of KERNEL (make check: the test kernel) with Brute in its own LSM
 list, every loop with a few iterations and every availability scenario for 3 s; checks that
 every figure is there, never what it is; last line "bench-smoke: N passed, N failed".
@@ -63,6 +69,10 @@ CACHE = Path(os.environ.get("BRUTE_CACHE") or
              Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "brute")
 SMOKE = "--smoke" in sys.argv[1:]
 WORK = CACHE / ("bench-smoke" if SMOKE else "bench")
+PLOTS = Path(os.environ.get("BENCH_PLOTS") or (WORK / "plots" if SMOKE else TOP / "docs/img"))
+sys.dont_write_bytecode = True  # no __pycache__ in the work tree
+sys.path.insert(0, str(TOP / "tests/bench"))
+import plot  # noqa: E402
 
 
 def env(name, default, smoke):
@@ -479,21 +489,60 @@ def print_avail(results, bounds, lsm):
           "the request that found its last address banned, to its last crash)")
 
 
-def smoke_checks(runs, availres, bounds):
-    """The smoke checks that every figure is there; it asserts no value."""
+def cost_rows(runs, variants):
+    """The cost table's ratios of the medians, for plot.cost()."""
+    names = [n for n, _ in variants]
+    rows = []
+    for kind, label in LOOPS:
+        for smp in sorted({k[1] for k in runs}):
+            if not runs.get((kind, smp, names[0])):
+                continue
+            med = {n: statistics.median(sum(runs[(kind, smp, n)], [])) for n in names}
+            rows.append((label, smp, {f"{a}/{b}": med[a] / med[b] for a, b in RATIOS
+                                      if a in names and b in names and a != "stack"}))
+    return rows
+
+
+def write_plots(runs, variants, availres, command):
+    """The PNGs of this run (plot.py): the paths written."""
+    note = plot.provenance(command, TOP)
+    written = []
+    rows = cost_rows(runs, variants)
+    if rows and any(r[2] for r in rows):
+        written.append(plot.cost(rows, str(PLOTS / "bench-cost.png"),
+                                 f"{note}: brute/stack and aa+brute/aa, {REPS} runs x "
+                                 f"{BOOTS} boots per figure"))
+    if availres:
+        for name, group in (("bench-availability.png", SCENARIOS),
+                            ("bench-availability-v4.png", V4_SCENARIOS)):
+            panels = [(label, plot.parse_series(availres[0][key].get("series")))
+                      for key, label, _ in group if key in availres[0]]
+            if panels:
+                written.append(plot.availability(
+                    panels, str(PLOTS / name),
+                    f"{note}: {AVAIL_S} s per scenario, 2 vCPUs, the first availability boot"))
+    for path in written:
+        print(f"plot: {path}")
+    return written
+
+
+def smoke_checks(runs, availres, bounds, plots):
+    """The smoke checks that every figure is there, and every plot; it asserts no value."""
     problems = []
+    for name in ("bench-availability.png", "bench-availability-v4.png"):
+        if str(PLOTS / name) not in plots:
+            problems.append(f"no plot {PLOTS / name}")
     for kind in KINDS:
         if not runs.get((kind, 1, "brute")):
             problems.append(f"no {kind} figure")
     for key, _, _ in SCENARIOS:
         a = availres[0].get(key) if availres else None
-        if not a or "cpr_max" not in a or "benign_pct" not in a:
+        if not a or "cpr_max" not in a or "benign_pct" not in a or "series" not in a:
             problems.append(f"no availability figures for scenario {key}")
     problems += v4_smoke(availres)
     if not bounds:
         problems.append("no tunables read")
     console = (WORK / "console.log").read_text(errors="replace")
-    sys.dont_write_bytecode = True  # no __pycache__ in the work tree
     sys.path.insert(0, str(TOP / "tests/rig"))
     import guest  # noqa: E402  (the rig's list of splats)
     splats = [ln for ln in console.splitlines() if any(s in ln for s in guest.SPLATS)]
@@ -531,8 +580,9 @@ def main():
         print_overhead(kernel, runs, variants)
         print_avail(availres, bounds, lsm)
         print_v4(availres)
+        plots = write_plots(runs, variants, availres, "bench.py --smoke")
         print(f"\n({time.monotonic() - start:.0f} s)")
-        return smoke_checks(runs, availres, bounds)
+        return smoke_checks(runs, availres, bounds, plots)
     loops = write_initramfs(root, "loops", True, False)
     for b in range(BOOTS):
         for smp in SMPS:
@@ -553,6 +603,7 @@ def main():
     if availres:
         print_avail(availres, bounds, avail_lsm)
         print_v4(availres)
+    write_plots(runs, VARIANTS, availres, "make bench")
     print(f"\n({time.monotonic() - start:.0f} s)")
     return 0
 

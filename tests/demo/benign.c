@@ -9,7 +9,9 @@
  * the requests the service answered ("bye") within 3 s.  After each request, and when it
  * is stopped (SIGTERM, SIGINT), it rewrites STATUS_FILE with one line (a request the stop
  * interrupted is not counted: neither sent nor lost):
- *   sent=N answered=N
+ *   sent=N answered=N t0=S sent_s=N,... answered_s=N,...
+ * t0 is its start on CLOCK_MONOTONIC, sent_s and answered_s the requests sent and answered
+ * in each second from it (timeline.h: make demo's plot).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +24,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "timeline.h"
 
 static volatile sig_atomic_t stop;
 
@@ -68,8 +72,12 @@ static int request(const struct sockaddr_in *to, const struct sockaddr_in *from)
 	return strstr(reply, "bye") != NULL;
 }
 
+static struct timeline tl[2]; /* sent, answered */
+
 static void save(const char *path, unsigned long sent, unsigned long answered)
 {
+	int upto = (int)(timeline_now() - tl[0].t0);
+
 	char tmp[4096];
 	FILE *f;
 
@@ -77,7 +85,10 @@ static void save(const char *path, unsigned long sent, unsigned long answered)
 	f = fopen(tmp, "w");
 	if (!f)
 		return;
-	fprintf(f, "sent=%lu answered=%lu\n", sent, answered);
+	fprintf(f, "sent=%lu answered=%lu t0=%.3f", sent, answered, tl[0].t0);
+	timeline_print(f, "sent_s", &tl[0], upto);
+	timeline_print(f, "answered_s", &tl[1], upto);
+	fputc('\n', f);
 	if (fclose(f) == 0)
 		rename(tmp, path);
 }
@@ -105,6 +116,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
+	timeline_start(tl, 2);
 	save(argv[5], 0, 0);
 	while (!stop) {
 		int r = request(&to, &from);
@@ -113,6 +125,9 @@ int main(int argc, char **argv)
 			break;
 		answered += r;
 		sent++;
+		timeline_count(&tl[0]);
+		if (r)
+			timeline_count(&tl[1]);
 		save(argv[5], sent, answered);
 		if (!stop)
 			nanosleep(&pause, NULL);

@@ -26,7 +26,9 @@
  * tests/system/40-demo.sh reads the canary from the server's memory to fit its
  * time budget); they are dropped like recovered ones when the server restarts.
  * Prints its progress and, last, one line:
- *   RESULT outcome=pwned|stopped attempts=N crashes=N restarts=N dropped=N banned=yes|no bytes=N max_bytes=N seconds=S canary=HEX
+ *   RESULT outcome=pwned|stopped attempts=N crashes=N restarts=N dropped=N banned=yes|no bytes=N max_bytes=N seconds=S canary=HEX t0=S crashes_s=N,... dropped_s=N,...
+ * t0 is its start on CLOCK_MONOTONIC, crashes_s and dropped_s the crashes and the dropped
+ * connection requests in each second from it (timeline.h: make demo's plot).
  * Exit status 0 when control was reached, 1 when stopped.
  */
 #include <arpa/inet.h>
@@ -41,6 +43,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "timeline.h"
 
 enum reply { R_SURVIVED, R_CRASHED, R_PWNED, R_REFUSED, R_DROPPED };
 
@@ -109,6 +113,7 @@ int main(int argc, char **argv)
 	unsigned int canary_off, ret_off, guess = 0;
 	double start, max_seconds;
 	uint64_t target;
+	static struct timeline tl[2]; /* crashes, dropped connection requests */
 
 	if (argc != 8 && argc != 9) {
 		fprintf(stderr, "usage: %s HOST PORT CANARY_OFFSET RET_OFFSET TARGET "
@@ -152,6 +157,7 @@ int main(int argc, char **argv)
 	printf("attacking %s:%s: canary at +%u, return address at +%u, target %#llx\n",
 	       argv[1], argv[2], canary_off, ret_off, (unsigned long long)target);
 	start = now();
+	timeline_start(tl, 2);
 
 	while (attempts < max_attempts && now() - start < max_seconds) {
 		enum reply r;
@@ -170,6 +176,7 @@ int main(int argc, char **argv)
 		r = attempt(payload, len);
 		if (r == R_DROPPED) { /* no answer at all: this address is banned */
 			dropped++;
+			timeline_count(&tl[1]);
 			if (!dropped_since) {
 				dropped_since = now();
 				printf("[%6.1fs] connection request dropped: no answer in 3 s\n",
@@ -240,6 +247,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		crashes++;
+		timeline_count(&tl[0]);
 		if (known == 8 || ++guess > 255) { /* nothing survives: stale bytes */
 			printf("[%6.1fs] attempt %lu: no value of byte %d survives: start over\n",
 			       now() - start, attempts, known);
@@ -253,6 +261,9 @@ int main(int argc, char **argv)
 	       max_known - 1, now() - start);
 	for (int i = 7; i >= 0; i--)
 		printf("%02x", i < known ? canary[i] : 0);
+	printf(" t0=%.3f", tl[0].t0);
+	timeline_print(stdout, "crashes_s", &tl[0], (int)(now() - tl[0].t0));
+	timeline_print(stdout, "dropped_s", &tl[1], (int)(now() - tl[0].t0));
 	printf("\n");
 	return pwned ? 0 : 1;
 }

@@ -168,6 +168,9 @@ demo_attack() { # MODE MAX_ATTEMPTS MAX_SECONDS [HINT_BYTES]
 		"attacks_detected=$attacks processes_killed=$kills peer_bans=$peer_bans" \
 		"banned_peer=${banned_peer:-none} benign_sent=$benign_sent" \
 		"benign_answered=$benign_answered" \
+		"benign_t0=$(demo_field t0 <"$DEMO_OUT/benign-$mode")" \
+		"benign_sent_s=$(demo_field sent_s <"$DEMO_OUT/benign-$mode")" \
+		"benign_answered_s=$(demo_field answered_s <"$DEMO_OUT/benign-$mode")" \
 		"killed_exe_null=$nullexe bound_attempts=$2 bound_seconds=$3" \
 		"wall=$(echo "$end - $start" | awk '{ printf "%.1f", $1 - $3 }')"
 }

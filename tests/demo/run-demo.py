@@ -5,7 +5,9 @@ Boots the system guest (tests/rig/guest.py; the kernel and the Debian image are 
 missing) with only tests/system/40-demo.sh and `rig.demo=full` on the kernel command line:
 the guest runs the full demo (tests/demo/demo.sh) and reports its transcripts and the
 operator's view as "# demo| " diagnostics on the result port.  This prints them, then the
-off/on table.  Exit status 0 when the attack succeeded with Brute off and did not complete
+off/on table, and last the path of the timeline it plots from the two runs' per-second counts
+(tests/bench/plot.py: the legitimate client's answers, the attacker's crashes and dropped
+connection requests, Brute off and on): demo-timeline.png beside the run's console.  Exit status 0 when the attack succeeded with Brute off and did not complete
 with Brute on (and every assertion of 40-demo.sh passed).
 
 Environment: as guest.py (KERNEL, BRUTE_CMDLINE, BRUTE_CACHE, BRUTE_RUN_NAME, ...);
@@ -17,8 +19,11 @@ import time
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True  # no __pycache__ in the work tree
 sys.path.insert(0, str(TOP / "tests" / "rig"))
+sys.path.insert(0, str(TOP / "tests" / "bench"))
 import guest  # noqa: E402
+import plot  # noqa: E402
 
 PREFIX = "# demo| "
 RULE = "=" * 78
@@ -84,6 +89,29 @@ def table(off, on):
     return "\n".join(out)
 
 
+def timeline(off, on, path):
+    """The two runs' per-second counts (DEMO-RESULT's *_s fields) as one plot; its path, or
+    why there is none."""
+    def run(r):
+        try:
+            offset = float(r["t0"]) - float(r["benign_t0"])
+        except (KeyError, ValueError):
+            return None
+        return {"sent": plot.parse_counts(r.get("benign_sent_s")),
+                "answered": plot.parse_counts(r.get("benign_answered_s")),
+                "crashes": plot.parse_counts(r.get("crashes_s")),
+                "dropped": plot.parse_counts(r.get("dropped_s")),
+                "offset": offset,
+                "pwned_s": float(r["seconds"]) if r.get("outcome") == "pwned" else None}
+    runs = run(off), run(on)
+    if None in runs:
+        return "no timeline: a run reported no per-second counts"
+    try:
+        return plot.demo_timeline(runs[0], runs[1], str(path), plot.provenance("make demo", TOP))
+    except (ImportError, ValueError, OSError) as e:
+        return f"no timeline: {e}"
+
+
 def main():
     start = time.monotonic()
     extra = " ".join(filter(None, ["rig.demo=full rig.timeout=0",
@@ -118,7 +146,9 @@ def main():
           f"{off.get('bound_seconds', '?')} s (off), whichever comes first; demo wall time {time.monotonic() - start:.0f} s "
           f"(guest boot to power-off {out.seconds:.0f} s)")
 
+    picture = timeline(off, on, out.console.parent / "demo-timeline.png")
     guest.report(out)
+
     def benign_ok(r):
         try:
             return int(r["benign_answered"]) * 100 >= int(r["benign_sent"]) * 99
@@ -133,6 +163,8 @@ def main():
           f"off, {'did not complete' if on.get('outcome') == 'stopped' else 'was NOT stopped'} "
           f"with Brute on, the legitimate client {'kept' if benign_ok(on) else 'did NOT keep'} "
           f">= 99 % of its answers", flush=True)
+    print(f"demo: timeline (the legitimate client's answers, the attacker's crashes and its "
+          f"dropped requests per second, Brute off and on): {picture}", flush=True)
     return 0 if good else 1
 
 

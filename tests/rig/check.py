@@ -2,7 +2,8 @@
 """`make check`: run every test layer and end with one line 'check: N passed, N failed'.
 
 Layers, in order; a layer that cannot run counts as one failure and the others still run:
-  rig          host unit tests of the rig's own parsers (tests/rig/test_guest.py)
+  rig          host unit tests of the rig's own parsers and of make bench's and make demo's
+               plots (tests/rig/test_*.py: test_guest.py, test_plot.py)
   daemon       make -C daemon check (if daemon/Makefile exists): its 'N passed, N failed' line
   tools        make -C tools/brutectl check: brutectl's host tests, same summary line
   host         tests/host/*.sh on this machine (install, dist, hardening, the Debian package,

@@ -97,6 +97,11 @@
  *   alive                  1 if a benign request was answered within 10 s
  *                          after the attack ended (the service was not left
  *                          dead), else 0
+ *   series                 one S:A:C:R:B per second from the clients' start
+ *                          (guest clock): benign requests sent and answered,
+ *                          crashes observed, restarts of the service, the
+ *                          attacker's sources found banned in that second
+ *                          (make bench plots them: tests/bench/plot.py)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -135,6 +140,7 @@ struct shared {
 	volatile int end;	/* the supervisor stops */
 	volatile int nstarts;
 	volatile pid_t service;	/* the running service's process group */
+	long long t0;		/* the clients start: second 0 of the series */
 	long long starts[MAX_STARTS];
 	/* attacker */
 	long attack_sent, crashes, banned, down;
@@ -626,6 +632,47 @@ static int answers(void)
 	return 0;
 }
 
+#define MAX_SECONDS 600
+
+/* A second of the series: where @t (ns) falls from the clients' start, or -1. */
+static long second_of(long long t)
+{
+	long s = t < sh->t0 ? -1 : (long)((t - sh->t0) / 1000000000LL);
+
+	return s < MAX_SECONDS ? s : -1;
+}
+
+/* series=S:A:C:R:B,... (one per second, up to the last with an event): the analysis's end. */
+static void print_series(int nstarts)
+{
+	static long n[MAX_SECONDS][5];
+	long last = -1, s;
+	int i;
+
+	for (i = 0; i < sh->nbenign; i++)
+		if ((s = second_of(sh->benign_at[i])) >= 0) {
+			n[s][0]++;
+			n[s][1] += sh->benign_res[i] == ANSWERED;
+		}
+	for (i = 0; i < sh->ncrash; i++)
+		if ((s = second_of(sh->crash_at[i])) >= 0)
+			n[s][2]++;
+	for (i = 1; i < nstarts; i++)
+		if ((s = second_of(sh->starts[i])) >= 0)
+			n[s][3]++;
+	for (i = 0; i < MAX_SRC; i++)
+		if (sh->banned_at[i] && (s = second_of(sh->banned_at[i])) >= 0)
+			n[s][4]++;
+	for (s = 0; s < MAX_SECONDS; s++)
+		if (n[s][0] || n[s][2] || n[s][3] || n[s][4])
+			last = s;
+	printf("series=");
+	for (s = 0; s <= last; s++)
+		printf("%s%ld:%ld:%ld:%ld:%ld", s ? "," : "", n[s][0], n[s][1], n[s][2], n[s][3],
+		       n[s][4]);
+	printf("%s\n", last < 0 ? "-" : "");
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -744,6 +791,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	sh->t0 = now_ns();
 	ben = fork();
 	if (!ben)
 		benign();
@@ -829,7 +877,7 @@ int main(int argc, char **argv)
 		       "attack_sent=%ld crashes=%ld attack_banned=%ld attack_down=%ld "
 		       "addrs=%d addrs_banned=%ld crashes_per_addr_max=%ld restarts=%d "
 		       "cpr_max=%ld cpr=%s first_ban_ms=%lld all_banned_ms=%lld stopped_ms=%lld "
-		       "proxy_refused=%ld alive=%d\n",
+		       "proxy_refused=%ld alive=%d ",
 		       sent, answered, sent ? 100.0 * answered / sent : 0.0, down, other, bbanned,
 		       wsent, wanswered, wsent ? 100.0 * wanswered / wsent : 100.0,
 		       sh->attack_sent, sh->crashes, sh->banned, sh->down,
@@ -837,6 +885,7 @@ int main(int argc, char **argv)
 		       first && first_ban ? (first_ban - first) / 1000000 : -1,
 		       first && sh->all_banned_at ? (sh->all_banned_at - first) / 1000000 : -1,
 		       first ? (last - first) / 1000000 : -1, sh->proxy_refused, alive);
+		print_series(nstarts);
 	}
 	return 0;
 }
