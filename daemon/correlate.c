@@ -1992,7 +1992,9 @@ static int record_one(struct correlate *c, const struct brute_record *r, uint64_
 		return 0;
 	}
 	if (r->type == BRUTE_TYPE_PEER_UNBAN) {
-		on_peer_unban(c, r);
+		/* The layout's entry ends with its endpoint's: that record tells it. */
+		if (!r->layout)
+			on_peer_unban(c, r);
 		return 0;
 	}
 

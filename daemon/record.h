@@ -187,6 +187,12 @@ struct brute_record {
 	bool has_relay;
 	uint32_t relay_uid;
 	bool trusted_update;		/* 1715 tunable=trusted op=update */
+	/*
+	 * 1718/1719 layout=: the service image whose every endpoint the ban
+	 * covers; 0 when absent.  A 1719 with it ends the layout's entry of a
+	 * ban whose endpoint's entry ends with its own 1719 (the end told once).
+	 */
+	uint64_t layout;
 	uint64_t trusted_added, trusted_removed, trusted_entries;
 	char cgroup[BRUTE_PATH_MAX];
 

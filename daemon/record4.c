@@ -20,6 +20,7 @@ enum {
 	V4_ADDED	= 1u << 5,
 	V4_REMOVED	= 1u << 6,
 	V4_ENTRIES	= 1u << 7,
+	V4_LAYOUT	= 1u << 8,
 };
 #define V4_COUNTS (V4_ADDED | V4_REMOVED | V4_ENTRIES)
 
@@ -114,6 +115,12 @@ int record4_field(struct brute_record *r, const char *name, const char *value, u
 			return 0;
 		}
 		if (untrusted(value, r->peer.lpath, sizeof(r->peer.lpath), '@') < 0 || !r->peer.lpath[0])
+			return -EBADMSG;
+		return 0;
+	}
+	if (!strcmp(name, "layout")) {
+		if (set_bit_once(seen4, V4_LAYOUT) < 0 || parse_u64(value, &r->layout) < 0 ||
+		    !r->layout)
 			return -EBADMSG;
 		return 0;
 	}

@@ -1346,6 +1346,47 @@ START_TEST(test_peer_uncharged)
 }
 END_TEST
 
+/*
+ * A ban at a layout (layout=: every endpoint of one service image) ends in
+ * two records, the endpoint's entry's and the layout's: one end told.
+ */
+START_TEST(test_peer_ban_layout_ends_once)
+{
+	struct correlate_config cfg;
+	struct correlate *corr;
+	struct collected c = { 0 };
+	struct brute_record *r = calloc(1, sizeof(*r));
+
+	correlate_config_defaults(&cfg);
+	corr = correlate_new(&cfg, collect_cb, &c);
+	r->type = BRUTE_TYPE_PEER_BAN;
+	r->hierarchy = 7;
+	r->faults = 5;
+	r->ban_s = 10;
+	r->layout = 7;
+	r->peer.present = true;
+	r->peer.proto = PROTO_TCP;
+	strcpy(r->peer.addr, "198.51.100.9/32");
+	strcpy(r->peer.laddr, "0.0.0.0");
+	r->peer.lport = 25;
+	r->peer.netns = 1;
+	ck_assert_int_eq(correlate_record(corr, r, 5000), 0);
+	r->type = BRUTE_TYPE_PEER_UNBAN;
+	r->hierarchy = 0;
+	r->layout = 0;
+	strcpy(r->reason, "expired");
+	ck_assert_int_eq(correlate_record(corr, r, 15000), 0);
+	r->layout = 7;
+	ck_assert_int_eq(correlate_record(corr, r, 15000), 0);
+	ck_assert_uint_eq(count_kind(&c, ENTRY_PEER_BAN), 1);
+	ck_assert_uint_eq(count_kind(&c, ENTRY_PEER_UNBAN), 1);
+	ck_assert_str_eq(entry_get(&c.e[c.n - 1], "BAN_S"), "10");
+	correlate_free(corr);
+	collected_free(&c);
+	free(r);
+}
+END_TEST
+
 /* A peer ban whose end is never seen is forgotten long after it; a new ban of the same key replaces it. */
 START_TEST(test_peer_ban_forgotten)
 {
@@ -1428,6 +1469,7 @@ Suite *correlate_suite(void)
 	tcase_add_test(tc, test_captured_v3);
 	tcase_add_test(tc, test_v3_peers);
 	tcase_add_test(tc, test_peer_ban_forgotten);
+	tcase_add_test(tc, test_peer_ban_layout_ends_once);
 	tcase_add_test(tc, test_peer_uncharged);
 	tcase_add_test(tc, test_dropped_log_deadline);
 	suite_add_tcase(s, tc);
