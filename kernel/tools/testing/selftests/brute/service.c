@@ -238,12 +238,12 @@ static int use_mptcp, keepalive;
 static const char *frame_kind, *frame_arg;
 static int frame_udp = -1;
 
-static int listen_tcp(const char *spec, int offset)
+/* ADDR:PORT (IPv4), the port moved by @offset. */
+static struct sockaddr_in inet_addr_of(const char *spec, int offset)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	const char *colon = strchr(spec, ':');
 	char host[64];
-	int fd, one = 1;
 
 	if (!colon || colon - spec >= (int)sizeof(host))
 		die("address");
@@ -252,6 +252,14 @@ static int listen_tcp(const char *spec, int offset)
 	addr.sin_port = htons(atoi(colon + 1) + offset);
 	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
 		die("inet_pton");
+	return addr;
+}
+
+static int listen_tcp(const char *spec, int offset)
+{
+	struct sockaddr_in addr = inet_addr_of(spec, offset);
+	int fd, one = 1;
+
 	fd = socket(AF_INET, SOCK_STREAM, use_mptcp ? IPPROTO_MPTCP : 0);
 	if (fd < 0)
 		die("socket");
@@ -375,18 +383,9 @@ static ssize_t read_request(int conn, char *buf, size_t len, const char *how)
 /* Connect to the upstream ADDR:PORT of -F tcp: and read its line. */
 static ssize_t upstream_read(const char *spec, char *buf, size_t len)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	const char *colon = strchr(spec, ':');
-	char host[64];
+	struct sockaddr_in addr = inet_addr_of(spec, 0);
 	int fd;
 
-	if (!colon || colon - spec >= (int)sizeof(host))
-		die("address");
-	memcpy(host, spec, colon - spec);
-	host[colon - spec] = '\0';
-	addr.sin_port = htons(atoi(colon + 1));
-	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
-		die("inet_pton");
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
 		die("upstream");
@@ -504,19 +503,10 @@ static void handle(int conn, uid_t uid, char *const *prog, const char *how)
 /* udp or sctp (one-to-many): a socket bound to ADDR:PORT. */
 static int listen_dgram(const char *kind, const char *spec)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	const char *colon = strchr(spec, ':');
+	struct sockaddr_in addr = inet_addr_of(spec, 0);
 	const int sctp = !strcmp(kind, "sctp");
-	char host[64];
 	int fd;
 
-	if (!colon || colon - spec >= (int)sizeof(host))
-		die("address");
-	memcpy(host, spec, colon - spec);
-	host[colon - spec] = '\0';
-	addr.sin_port = htons(atoi(colon + 1));
-	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
-		die("inet_pton");
 	fd = sctp ? socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP) :
 		    socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0)
