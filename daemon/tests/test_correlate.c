@@ -1346,6 +1346,21 @@ START_TEST(test_peer_uncharged)
 }
 END_TEST
 
+/* A 1718 record: 198.51.100.9 banned 10 s from 0.0.0.0:25 (TCP) after 5 crashes of hierarchy 7. */
+static void peer_ban_record(struct brute_record *r)
+{
+	r->type = BRUTE_TYPE_PEER_BAN;
+	r->hierarchy = 7;
+	r->faults = 5;
+	r->ban_s = 10;
+	r->peer.present = true;
+	r->peer.proto = PROTO_TCP;
+	strcpy(r->peer.addr, "198.51.100.9/32");
+	strcpy(r->peer.laddr, "0.0.0.0");
+	r->peer.lport = 25;
+	r->peer.netns = 1;
+}
+
 /*
  * A ban at a layout (layout=: every endpoint of one service image) ends in
  * two records, the endpoint's entry's and the layout's: one end told.
@@ -1359,17 +1374,8 @@ START_TEST(test_peer_ban_layout_ends_once)
 
 	correlate_config_defaults(&cfg);
 	corr = correlate_new(&cfg, collect_cb, &c);
-	r->type = BRUTE_TYPE_PEER_BAN;
-	r->hierarchy = 7;
-	r->faults = 5;
-	r->ban_s = 10;
+	peer_ban_record(r);
 	r->layout = 7;
-	r->peer.present = true;
-	r->peer.proto = PROTO_TCP;
-	strcpy(r->peer.addr, "198.51.100.9/32");
-	strcpy(r->peer.laddr, "0.0.0.0");
-	r->peer.lport = 25;
-	r->peer.netns = 1;
 	ck_assert_int_eq(correlate_record(corr, r, 5000), 0);
 	r->type = BRUTE_TYPE_PEER_UNBAN;
 	r->hierarchy = 0;
@@ -1400,16 +1406,7 @@ START_TEST(test_peer_ban_forgotten)
 	cfg.hierarchy_idle_ms = 1000;
 	corr = correlate_new(&cfg, collect_cb, &c);
 	st = correlate_get_stats(corr);
-	r->type = BRUTE_TYPE_PEER_BAN;
-	r->hierarchy = 7;
-	r->faults = 5;
-	r->ban_s = 10;
-	r->peer.present = true;
-	r->peer.proto = PROTO_TCP;
-	strcpy(r->peer.addr, "198.51.100.9/32");
-	strcpy(r->peer.laddr, "0.0.0.0");
-	r->peer.lport = 25;
-	r->peer.netns = 1;
+	peer_ban_record(r);
 	ck_assert_int_eq(correlate_record(corr, r, 5000), 0);
 	ck_assert_int_eq(correlate_record(corr, r, 6000), 0);	/* again: the same ban */
 	ck_assert_uint_eq(st->peer_bans_kept, 1);
