@@ -517,6 +517,19 @@ static int listen_dgram(const char *kind, const char *spec)
 	return fd;
 }
 
+/*
+ * A child for one datagram or packet: true in the child.  The service goes
+ * on without one when Brute's backstop holds it (fork() fails with EAGAIN).
+ */
+static int forked_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0 && errno != EAGAIN)
+		die("fork");
+	return pid == 0;
+}
+
 /* Each datagram read by the service, handled by a child of its own. */
 static void serve_dgram(int fd)
 {
@@ -524,7 +537,6 @@ static void serve_dgram(int fd)
 	socklen_t len;
 	char buf[64];
 	ssize_t n;
-	pid_t pid;
 
 	for (;;) {
 		len = sizeof(from);
@@ -535,12 +547,7 @@ static void serve_dgram(int fd)
 		if (n < 0)
 			die("recvfrom");
 		buf[n] = '\0';
-		pid = fork();
-		if (pid < 0 && errno == EAGAIN)
-			continue;
-		if (pid < 0)
-			die("fork");
-		if (pid)
+		if (!forked_child())
 			continue;
 		catch_faults();
 		request(buf);
@@ -571,7 +578,6 @@ static void serve_packets(int fd)
 {
 	char buf[2048];
 	ssize_t n;
-	pid_t pid;
 
 	for (;;) {
 		n = recv(fd, buf, sizeof(buf), 0);
@@ -579,12 +585,7 @@ static void serve_packets(int fd)
 			continue;
 		if (n < 0)
 			die("recv");
-		pid = fork();
-		if (pid < 0 && errno == EAGAIN)
-			continue;
-		if (pid < 0)
-			die("fork");
-		if (pid)
+		if (!forked_child())
 			continue;
 		if (memmem(buf, n, "crash", 5))
 			crash();
